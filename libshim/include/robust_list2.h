@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * librobust_list2 — the proposed set_robust_list2()/get_robust_list2()
+ * futex API on stock kernels, through /dev/robust_list2.
+ *
+ * Every function behaves like a glibc system call wrapper: a value >= 0 on
+ * success, -1 with errno set on failure.  Code written against the proposed
+ * system calls works unchanged.  When the device is absent (module not
+ * loaded) every call fails with ENOSYS, exactly as a kernel without the
+ * system calls answers.
+ *
+ * The device is opened lazily, once per process, with O_CLOEXEC.  A forked
+ * child shares the parent's descriptor (the calls act on the calling thread,
+ * not on the file, so that is correct); after exec the new image opens its
+ * own on first use.  Slots are per thread and a new thread starts with all
+ * slots empty.
+ */
+#ifndef ROBUST_LIST2_H
+#define ROBUST_LIST2_H
+
+#include <stdint.h>
+#include <linux/futex.h>	/* struct robust_list, struct robust_list_head */
+#include <linux/robust_list2.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The v6 proposal adds these to <linux/futex.h>.  No released kernel has
+ * them; if yours does, define ROBUST_LIST2_HAVE_FUTEX_UAPI before including
+ * this header and the kernel's definitions are used instead.
+ */
+#ifndef ROBUST_LIST2_HAVE_FUTEX_UAPI
+struct robust_list32 {
+	uint32_t next;
+};
+
+struct robust_list_head32 {
+	struct robust_list32 list;
+	int32_t futex_offset;
+	uint32_t list_op_pending;
+};
+
+enum robust_list2_cmd {
+	FUTEX_ROBUST_LIST_CMD_SET_64 = ROBUST_LIST2_CMD_SET_64,
+	FUTEX_ROBUST_LIST_CMD_SET_32 = ROBUST_LIST2_CMD_SET_32,
+	FUTEX_ROBUST_LIST_CMD_LIST_LIMIT = ROBUST_LIST2_CMD_LIST_LIMIT,
+};
+#endif
+
+/* Register @head (or empty the slot when NULL) at @index for this thread. */
+long set_robust_list2(struct robust_list_head *head, unsigned int index,
+		      unsigned int cmd, unsigned int flags);
+
+/* Store the head registered at @index of thread @pid (0: this thread). */
+long get_robust_list2(int pid, void **head_ptr, unsigned int index,
+		      unsigned int flags);
+
+/* The library's version string, e.g. "0.1.0". */
+const char *robust_list2_version(void);
+
+/* The device descriptor (opened on demand), or -1 with errno set. */
+int robust_list2_fd(void);
+
+/* Fill @info from the module (ROBUST_LIST2_IOC_INFO). */
+int robust_list2_info(struct robust_list2_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ROBUST_LIST2_H */

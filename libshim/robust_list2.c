@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * librobust_list2: set_robust_list2()/get_robust_list2() on top of the
+ * /dev/robust_list2 ioctls, with the errno conventions of a glibc system
+ * call wrapper.
+ *
+ * The device descriptor is opened on first use and cached for the whole
+ * process (O_CLOEXEC, so an exec'd image starts clean).  It is cached only
+ * once an open succeeded: a program started before `modprobe robust_list2`
+ * gets ENOSYS until the module appears, then works.  Because every ioctl
+ * acts on the calling thread, the descriptor a forked child inherits is as
+ * good as its own.  If the program closed our descriptor behind our back
+ * (a daemon closing every fd), the number may now name another file: we
+ * remember the device number and inode and reopen when the kernel answers
+ * EBADF or ENOTTY and the descriptor no longer is ours.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "robust_list2.h"
+#include "syscall.h"
+
+#ifndef ROBUST_LIST2_LIB_VERSION
+#define ROBUST_LIST2_LIB_VERSION "unknown"
+#endif
+
+static int rl2_fd = -1;
+static dev_t rl2_rdev;
+static ino_t rl2_ino;
+
+static int rl2__open_device(void)
+{
+	struct stat st;
+	int fd, expected = -1;
+
+	fd = rl2__open(ROBUST_LIST2_DEVICE);
+	if (fd < 0) {
+		switch (-fd) {
+		case EMFILE:
+		case ENFILE:
+		case ENOMEM:
+		case EINTR:
+			return fd;
+		default:
+			/* No usable device: answer as a kernel without the calls. */
+			return -ENOSYS;
+		}
+	}
+	if (fstat(fd, &st) == 0) {
+		rl2_rdev = st.st_rdev;
+		rl2_ino = st.st_ino;
+	}
+	if (!__atomic_compare_exchange_n(&rl2_fd, &expected, fd, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		close(fd);		/* another thread won the race */
+		fd = expected;
+	}
+	return fd;
+}
+
+static int rl2__device(void)
+{
+	int fd = __atomic_load_n(&rl2_fd, __ATOMIC_ACQUIRE);
+
+	return fd >= 0 ? fd : rl2__open_device();
+}
+
+/* Is the cached descriptor still our device? */
+static int rl2__fd_is_ours(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+	       st.st_rdev == rl2_rdev && st.st_ino == rl2_ino;
+}
+
+static long rl2__call(unsigned long req, void *arg)
+{
+	int fd = rl2__device();
+	long ret;
+
+	if (fd < 0)
+		return fd;
+	ret = rl2__ioctl(fd, req, arg);
+	if ((ret == -EBADF || ret == -ENOTTY) && !rl2__fd_is_ours(fd)) {
+		int expected = fd;
+
+		__atomic_compare_exchange_n(&rl2_fd, &expected, -1, 0,
+					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+		fd = rl2__device();
+		if (fd < 0)
+			return fd;
+		ret = rl2__ioctl(fd, req, arg);
+	}
+	return ret;
+}
+
+static long rl2__ret(long ret)
+{
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+}
+
+long set_robust_list2(struct robust_list_head *head, unsigned int index,
+		      unsigned int cmd, unsigned int flags)
+{
+	struct robust_list2_set a = {
+		.head = (uintptr_t)head,
+		.index = index,
+		.cmd = cmd,
+		.flags = flags,
+	};
+
+	return rl2__ret(rl2__call(ROBUST_LIST2_IOC_SET, &a));
+}
+
+long get_robust_list2(int pid, void **head_ptr, unsigned int index,
+		      unsigned int flags)
+{
+	struct robust_list2_get a = {
+		.head_ptr = (uintptr_t)head_ptr,
+		.pid = pid,
+		.index = index,
+		.flags = flags,
+	};
+	long ret = rl2__call(ROBUST_LIST2_IOC_GET, &a);
+
+	return rl2__ret(ret < 0 ? ret : 0);
+}
+
+int robust_list2_info(struct robust_list2_info *info)
+{
+	return (int)rl2__ret(rl2__call(ROBUST_LIST2_IOC_INFO, info));
+}
+
+int robust_list2_fd(void)
+{
+	return (int)rl2__ret(rl2__device());
+}
+
+const char *robust_list2_version(void)
+{
+	return ROBUST_LIST2_LIB_VERSION;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every kernel-version and configuration difference robust_list2 depends
+ * on, in one place.  This is the only file allowed to test
+ * LINUX_VERSION_CODE; feature code uses the rl2_* wrappers below.
+ */
+#ifndef _RL2_COMPAT_H
+#define _RL2_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/compiler.h>
+#include <linux/ftrace.h>
+#include <linux/ptrace.h>
+
+/* Keep in sync with BUILD_EXCLUSIVE_KERNEL_MIN in dkms.conf and the README. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "robust_list2 supports Linux 6.1 and newer"
+#endif
+
+#if !defined(CONFIG_X86_64)
+#error "robust_list2 supports x86-64 only for now"
+#endif
+
+#if !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
+	!defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+#error "robust_list2 needs CONFIG_DYNAMIC_FTRACE_WITH_REGS or _WITH_ARGS"
+#endif
+
+#ifndef CONFIG_KPROBES
+#error "robust_list2 needs CONFIG_KPROBES (to resolve unexported symbols)"
+#endif
+
+#ifndef CONFIG_FUTEX
+#error "robust_list2 needs CONFIG_FUTEX"
+#endif
+
+/*
+ * Stubs that ftrace redirects into kernel text must keep the plain C
+ * calling convention: no IPA clones, no dropped or constant-propagated
+ * arguments.  6.1 lacks the __noipa helper.
+ */
+#ifndef __noipa
+# if __has_attribute(__noipa__)
+#  define __noipa __attribute__((__noipa__))
+# else
+#  define __noipa __noclone
+# endif
+#endif
+
+/*
+ * Moving the instruction pointer from an ftrace callback.  With
+ * DYNAMIC_FTRACE_WITH_ARGS the light ftrace_caller trampoline restores a
+ * modified ip (what livepatch relies on); without it we need full
+ * pt_regs, i.e. FTRACE_OPS_FL_SAVE_REGS.
+ */
+#ifdef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
+# define RL2_FTRACE_OPS_FLAGS	0
+# if defined(ftrace_regs_set_instruction_pointer)	/* 6.8+ name */
+#  define rl2_ftrace_set_ip(fregs, ip) \
+	ftrace_regs_set_instruction_pointer(fregs, ip)
+# elif defined(ftrace_instruction_pointer_set)
+#  define rl2_ftrace_set_ip(fregs, ip) \
+	ftrace_instruction_pointer_set(fregs, ip)
+# else
+#  error "no way to set the ip from an ftrace callback on this kernel"
+# endif
+#else
+# define RL2_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
+# define rl2_ftrace_set_ip(fregs, ip) \
+	instruction_pointer_set(ftrace_get_regs(fregs), ip)
+#endif
+
+#endif /* _RL2_COMPAT_H */

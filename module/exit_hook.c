@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How robust_list2 learns that a thread exits or execs, and how it calls
+ * the few kernel functions it needs that are not exported — without ever
+ * making an indirect call into kernel text.
+ *
+ * Exit and exec.  do_exit() calls futex_exit_release() from exit_mm(),
+ * before the address space is released, in the dying thread's own
+ * sleepable context; exec_mmap() calls futex_exec_release() while the old
+ * mm is still attached.  An ftrace ops with FTRACE_OPS_FL_IPMODIFY on each
+ * of them checks, for every task that gets there, whether it has a slot in
+ * use (one atomic read when nobody uses the module, an RCU hash lookup
+ * otherwise).  For registered threads it moves the ip to our wrapper,
+ * which ftrace enters with a RET and the untouched stack of the original
+ * call, so the wrapper runs exactly as if do_exit() had called it.  The
+ * wrapper walks the lists and then runs the original function body.
+ *
+ * Calling kernel text.  The original futex_*_release() body, do_futex()
+ * (for the wake) and ptrace_may_access() (for get) are reached through
+ * stubs: tiny module functions with the same prototype, called directly,
+ * whose own fentry site carries a second IPMODIFY ops that moves the ip
+ * to the kernel function.  ftrace leaves its trampoline with RET to the
+ * new ip, with the stub's caller as return address, so the kernel function
+ * runs as if called directly and returns to us.
+ *
+ * Why this is IBT-safe.  With CONFIG_X86_KERNEL_IBT (Debian 6.12) every
+ * indirect CALL/JMP must land on an ENDBR64, and objtool seals (overwrites
+ * with a NOP) the ENDBR of every function whose address is never taken:
+ * futex_exit_release, futex_exec_release, do_futex and ptrace_may_access
+ * are all sealed, so calling them through a pointer would be a fatal
+ * "Missing ENDBR" on IBT hardware (TCG does not emulate IBT, so no VM test
+ * can catch it).  Here no pointer to kernel text is ever called: we enter
+ * kernel code only by RET out of ftrace's trampoline, and IBT does not
+ * check RET targets.  The only indirect calls involved are ftrace calling
+ * our callbacks and the RCU/kernel calling our functions, all module
+ * functions whose address is taken and which therefore keep their ENDBR.
+ * Kernel addresses are resolved with a kprobe that is registered and
+ * immediately unregistered; kallsyms_lookup_name() is never called.
+ *
+ * Unload.  Each registration pins the module; the exit/exec wrappers run
+ * under a module reference taken in the ftrace callback.  So rmmod can
+ * only succeed when no thread has a slot and no wrapper is between its
+ * try_module_get() and module_put().  rl2_hooks_exit() then removes the
+ * hooks first, waits for a tasks-RCU grace period (any wrapper still on
+ * its last instructions after module_put() finishes), and only then
+ * removes the stubs' redirects.
+ */
+#include <linux/module.h>
+#include <linux/kprobes.h>
+#include <linux/ftrace.h>
+#include <linux/sched.h>
+#include <linux/rcupdate.h>
+#include <linux/ptrace.h>
+
+#include "robust_list2.h"
+
+/* ftrace_set_filter() may write to the pattern, so names live in arrays. */
+#define RL2_SYM_LEN	32
+
+struct rl2_redirect {
+	struct ftrace_ops ops;		/* on a module stub */
+	unsigned long target;		/* where the stub continues */
+	const char *what;		/* for messages */
+};
+
+struct rl2_hook {
+	struct ftrace_ops ops;		/* on the kernel function */
+	char sym[RL2_SYM_LEN];
+	unsigned long wrapper;		/* entered instead of @sym */
+	struct rl2_redirect *resume;	/* stub that continues into @sym */
+};
+
+#define RL2_OPS_FLAGS	(FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT | \
+			 RL2_FTRACE_OPS_FLAGS)
+
+/*
+ * The stubs.  Their bodies run only if the redirect is missing, which the
+ * init/exit ordering rules out; they fail safe (no wake, no permission).
+ * __noipa keeps GCC from cloning them or changing how arguments are
+ * passed, which would move calls away from the traced entry point.
+ */
+__noipa long rl2_kcall_do_futex(u32 __user *uaddr, int op, u32 val,
+				ktime_t *timeout, u32 __user *uaddr2,
+				u32 val2, u32 val3)
+{
+	return -ENOSYS;
+}
+
+__noipa bool rl2_kcall_ptrace_may_access(struct task_struct *task,
+					 unsigned int mode)
+{
+	return false;
+}
+
+static __noipa void rl2_kcall_futex_exit_release(struct task_struct *tsk)
+{
+}
+
+static __noipa void rl2_kcall_futex_exec_release(struct task_struct *tsk)
+{
+}
+
+static void notrace rl2_redirect_cb(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *op,
+				    struct ftrace_regs *fregs)
+{
+	struct rl2_redirect *r = container_of(op, struct rl2_redirect, ops);
+	unsigned long target = READ_ONCE(r->target);
+
+	if (likely(target))
+		rl2_ftrace_set_ip(fregs, target);
+}
+
+static struct rl2_redirect rl2_do_futex = { .what = "do_futex" };
+static struct rl2_redirect rl2_ptrace_may_access = { .what = "ptrace_may_access" };
+static struct rl2_redirect rl2_exit_resume = { .what = "futex_exit_release body" };
+static struct rl2_redirect rl2_exec_resume = { .what = "futex_exec_release body" };
+
+static struct {
+	struct rl2_redirect *r;
+	void *stub;
+	const char *sym;	/* kernel function to resolve, or NULL */
+} rl2_redirects[] = {
+	{ &rl2_do_futex, rl2_kcall_do_futex, "do_futex" },
+	{ &rl2_ptrace_may_access, rl2_kcall_ptrace_may_access, "ptrace_may_access" },
+	/* targets learned from the hook's ip, see rl2_hook_cb() */
+	{ &rl2_exit_resume, rl2_kcall_futex_exit_release, NULL },
+	{ &rl2_exec_resume, rl2_kcall_futex_exec_release, NULL },
+};
+
+/*
+ * Entered instead of futex_exit_release(tsk) / futex_exec_release(tsk),
+ * with a module reference taken by rl2_hook_cb().
+ */
+static void rl2_release(struct task_struct *tsk, bool exec)
+{
+	struct rl2_task *rec = NULL;
+
+	if (tsk == current)
+		rec = rl2_task_detach(tsk);
+	if (rec) {
+		rl2_walk_task(rec);
+		rl2_task_free(rec);
+		module_put(THIS_MODULE);	/* the record's reference */
+	}
+	if (exec)
+		rl2_kcall_futex_exec_release(tsk);
+	else
+		rl2_kcall_futex_exit_release(tsk);
+}
+
+static noinline void rl2_exit_release(struct task_struct *tsk)
+{
+	rl2_release(tsk, false);
+	module_put(THIS_MODULE);
+}
+
+static noinline void rl2_exec_release(struct task_struct *tsk)
+{
+	rl2_release(tsk, true);
+	module_put(THIS_MODULE);
+}
+
+static void notrace rl2_hook_cb(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *op,
+				struct ftrace_regs *fregs)
+{
+	struct rl2_hook *h = container_of(op, struct rl2_hook, ops);
+
+	if (likely(!rl2_task_registered(current)))
+		return;
+	if (!try_module_get(THIS_MODULE))
+		return;
+	/* The original body starts right after the fentry call at @ip. */
+	WRITE_ONCE(h->resume->target, ip + MCOUNT_INSN_SIZE);
+	rl2_ftrace_set_ip(fregs, h->wrapper);
+}
+
+static struct rl2_hook rl2_hooks[] = {
+	{
+		.sym = "futex_exit_release",
+		.wrapper = (unsigned long)rl2_exit_release,
+		.resume = &rl2_exit_resume,
+	},
+	{
+		.sym = "futex_exec_release",
+		.wrapper = (unsigned long)rl2_exec_release,
+		.resume = &rl2_exec_resume,
+	},
+};
+
+/*
+ * The address where a kprobe on @sym would sit: the function's fentry
+ * site (after the ENDBR slot on IBT kernels).  Entering there by RET runs
+ * the whole function.
+ */
+static unsigned long rl2_resolve(const char *sym)
+{
+	struct kprobe kp = { .symbol_name = sym };
+	unsigned long addr;
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (ret < 0) {
+		pr_err("cannot resolve %s (register_kprobe: %d); this kernel is not supported\n",
+		       sym, ret);
+		return 0;
+	}
+	addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return addr;
+}
+
+static int rl2_redirect_register(struct rl2_redirect *r, void *stub)
+{
+	int ret;
+
+	r->ops.func = rl2_redirect_cb;
+	r->ops.flags = RL2_OPS_FLAGS;
+	ret = ftrace_set_filter_ip(&r->ops, (unsigned long)stub, 0, 0);
+	if (!ret)
+		ret = register_ftrace_function(&r->ops);
+	if (ret) {
+		ftrace_free_filter(&r->ops);
+		pr_err("cannot redirect the stub for %s through ftrace: %d\n",
+		       r->what, ret);
+	}
+	return ret;
+}
+
+static void rl2_redirect_unregister(struct rl2_redirect *r)
+{
+	unregister_ftrace_function(&r->ops);
+	ftrace_free_filter(&r->ops);
+}
+
+static int rl2_hook_register(struct rl2_hook *h)
+{
+	int ret;
+
+	h->ops.func = rl2_hook_cb;
+	h->ops.flags = RL2_OPS_FLAGS;
+	ret = ftrace_set_filter(&h->ops, h->sym, strlen(h->sym), 1);
+	if (ret) {
+		pr_err("%s is not traceable on this kernel (%d); cannot hook thread exit\n",
+		       h->sym, ret);
+		goto err;
+	}
+	ret = register_ftrace_function(&h->ops);
+	if (ret == -EBUSY) {
+		pr_err("%s is already modified by another ftrace user (a livepatch?), or ftrace is disabled\n",
+		       h->sym);
+		goto err;
+	}
+	if (ret) {
+		pr_err("cannot hook %s through ftrace: %d\n", h->sym, ret);
+		goto err;
+	}
+	return 0;
+err:
+	ftrace_free_filter(&h->ops);
+	return ret;
+}
+
+static void rl2_hook_unregister(struct rl2_hook *h)
+{
+	unregister_ftrace_function(&h->ops);
+	ftrace_free_filter(&h->ops);
+}
+
+/**
+ * rl2_hooks_init - resolve kernel functions, install stubs and exit hooks
+ *
+ * Returns 0 or a negative errno after printing one line that says why.
+ */
+int rl2_hooks_init(void)
+{
+	int nr_redirects = 0, nr_hooks = 0;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++) {
+		if (!rl2_redirects[i].sym)
+			continue;
+		rl2_redirects[i].r->target = rl2_resolve(rl2_redirects[i].sym);
+		if (!rl2_redirects[i].r->target)
+			return -ENOENT;
+	}
+
+	for (; nr_redirects < ARRAY_SIZE(rl2_redirects); nr_redirects++) {
+		ret = rl2_redirect_register(rl2_redirects[nr_redirects].r,
+					    rl2_redirects[nr_redirects].stub);
+		if (ret)
+			goto err_redirects;
+	}
+
+	for (; nr_hooks < ARRAY_SIZE(rl2_hooks); nr_hooks++) {
+		ret = rl2_hook_register(&rl2_hooks[nr_hooks]);
+		if (ret)
+			goto err_hooks;
+	}
+	return 0;
+
+err_hooks:
+	while (nr_hooks--)
+		rl2_hook_unregister(&rl2_hooks[nr_hooks]);
+	synchronize_rcu_tasks();
+err_redirects:
+	while (nr_redirects--)
+		rl2_redirect_unregister(rl2_redirects[nr_redirects].r);
+	return ret;
+}
+
+/**
+ * rl2_hooks_exit - remove the hooks, then the stubs' redirects
+ *
+ * Only called once the module is unused: no thread has a slot, so no
+ * wrapper can be entered any more.
+ */
+void rl2_hooks_exit(void)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(rl2_hooks) - 1; i >= 0; i--)
+		rl2_hook_unregister(&rl2_hooks[i]);
+	/* A wrapper may still be on its last instructions after module_put(). */
+	synchronize_rcu_tasks();
+	for (i = ARRAY_SIZE(rl2_redirects) - 1; i >= 0; i--)
+		rl2_redirect_unregister(rl2_redirects[i].r);
+}

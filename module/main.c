@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * robust_list2: the proposed set_robust_list2()/get_robust_list2() futex
+ * API on stock kernels, as a misc device (/dev/robust_list2, mode 0666).
+ *
+ * The ioctls always act on the calling thread (set) or on a thread the
+ * caller may ptrace-read (get), never on the file, so the device needs no
+ * per-open state and may be world-writable.  Handlers are shaped
+ * copy-in -> validate -> act on the caller's own record -> copy-out; no
+ * user memory is touched under a lock.  The ABI and every errno are
+ * documented in uapi/linux/robust_list2.h.
+ */
+#include <linux/module.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/uaccess.h>
+#include <linux/compat.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/pid.h>
+#include <linux/ptrace.h>
+
+#include "robust_list2.h"
+
+static int rl2_walk_limit_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long v;
+	int ret = kstrtoul(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v < 1 || v > INT_MAX)
+		return -EINVAL;
+	*(unsigned long *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops rl2_walk_limit_ops = {
+	.set = rl2_walk_limit_set,
+	.get = param_get_ulong,
+};
+module_param_cb(walk_limit, &rl2_walk_limit_ops, &rl2_walk_limit, 0444);
+MODULE_PARM_DESC(walk_limit,
+		 "Most entries walked per robust list at exit (default 1048576; cycles are detected independently)");
+
+static bool rl2_caller_is_compat(void)
+{
+	return in_compat_syscall();
+}
+
+static long rl2_ioctl_info(void __user *uarg)
+{
+	struct robust_list2_info info = {
+		.abi_version = ROBUST_LIST2_ABI_VERSION,
+		.nr_slots = RL2_NR_SLOTS,
+		.walk_limit = READ_ONCE(rl2_walk_limit),
+		.features = ROBUST_LIST2_F_LIST32 | ROBUST_LIST2_F_CYCLE_SAFE |
+			    ROBUST_LIST2_F_PRIVATE_WAKE |
+			    ROBUST_LIST2_F_EXEC_WALK,
+	};
+
+	if (!rl2_caller_is_compat())
+		info.features |= ROBUST_LIST2_F_LIST64;
+	if (copy_to_user(uarg, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+static long rl2_ioctl_set(void __user *uarg)
+{
+	struct robust_list2_set a;
+	u64 word;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+
+	/* The v6 syscall's order: flags, cmd, index, then per command. */
+	if (a.flags || a.pad)
+		return -EINVAL;
+	if (a.cmd > ROBUST_LIST2_CMD_LIST_LIMIT)
+		return -EINVAL;
+	if (a.index >= RL2_NR_SLOTS)
+		return -EINVAL;
+
+	switch (a.cmd) {
+	case ROBUST_LIST2_CMD_SET_64:
+		if (rl2_caller_is_compat())
+			return -EOPNOTSUPP;
+		if (a.head & (sizeof(u64) - 1))
+			return -EINVAL;
+		word = a.head ? a.head | RL2_SLOT_USED : 0;
+		break;
+	case ROBUST_LIST2_CMD_SET_32:
+		if (a.head & (sizeof(u32) - 1))
+			return -EINVAL;
+		word = a.head ? a.head | RL2_SLOT_USED | RL2_SLOT_32 : 0;
+		break;
+	default:	/* ROBUST_LIST2_CMD_LIST_LIMIT */
+		return RL2_NR_SLOTS;
+	}
+
+	return rl2_slot_set(a.index, word);
+}
+
+/*
+ * Find thread @pid in the caller's pid namespace and take a reference,
+ * like the kernel's find_get_task_by_vpid().
+ */
+static struct task_struct *rl2_get_task(pid_t pid)
+{
+	struct task_struct *t;
+
+	rcu_read_lock();
+	t = pid_task(find_vpid(pid), PIDTYPE_PID);
+	if (t)
+		get_task_struct(t);
+	rcu_read_unlock();
+	return t;
+}
+
+static long rl2_ioctl_get(void __user *uarg)
+{
+	struct robust_list2_get a;
+	struct task_struct *t;
+	u64 word, head;
+	long ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.index >= RL2_NR_SLOTS)
+		return -EINVAL;
+	if (a.flags)
+		return -EINVAL;
+
+	if (!a.pid) {
+		word = rl2_slot_get(current, a.index);
+	} else {
+		t = rl2_get_task(a.pid);
+		if (!t)
+			return -ESRCH;
+		/*
+		 * Reference, then exec_update_lock, then the ptrace-read check,
+		 * then the slot (upstream get_robust_list() since 6b54082c3ed4):
+		 * a racing exec of a setuid program cannot slip between the
+		 * check and the read.
+		 */
+		ret = down_read_killable(&t->signal->exec_update_lock);
+		if (ret) {
+			put_task_struct(t);
+			return ret;
+		}
+		if (rl2_kcall_ptrace_may_access(t, PTRACE_MODE_READ_REALCREDS))
+			word = rl2_slot_get(t, a.index);
+		else
+			ret = -EPERM;
+		up_read(&t->signal->exec_update_lock);
+		put_task_struct(t);
+		if (ret)
+			return ret;
+	}
+
+	head = word & ~RL2_SLOT_FLAGS;
+	a.head = head;
+	a.type = !word ? ROBUST_LIST2_TYPE_EMPTY :
+		 (word & RL2_SLOT_32) ? ROBUST_LIST2_TYPE_32 :
+		 ROBUST_LIST2_TYPE_64;
+
+	/* Store a whole pointer of the caller's width, zero-extended. */
+	if (rl2_caller_is_compat()) {
+		if (head > U32_MAX)
+			return -EOVERFLOW;
+		if (put_user((u32)head, (u32 __user *)u64_to_user_ptr(a.head_ptr)))
+			return -EFAULT;
+	} else if (put_user(head, (u64 __user *)u64_to_user_ptr(a.head_ptr))) {
+		return -EFAULT;
+	}
+
+	if (copy_to_user(uarg, &a, sizeof(a)))
+		return -EFAULT;
+	return 0;
+}
+
+static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case ROBUST_LIST2_IOC_INFO:
+		return rl2_ioctl_info(uarg);
+	case ROBUST_LIST2_IOC_SET:
+		return rl2_ioctl_set(uarg);
+	case ROBUST_LIST2_IOC_GET:
+		return rl2_ioctl_get(uarg);
+	}
+	return -ENOIOCTLCMD;
+}
+
+static const struct file_operations rl2_fops = {
+	.owner		= THIS_MODULE,
+	.open		= nonseekable_open,
+	.unlocked_ioctl	= rl2_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+static struct miscdevice rl2_misc = {
+	.minor		= MISC_DYNAMIC_MINOR,
+	.name		= "robust_list2",
+	.fops		= &rl2_fops,
+	.mode		= 0666,
+};
+
+static int __init rl2_init(void)
+{
+	int ret;
+
+	ret = rl2_registry_init();
+	if (ret)
+		goto err_registry;
+	ret = rl2_hooks_init();
+	if (ret)
+		goto err_hooks;
+	ret = misc_register(&rl2_misc);
+	if (ret) {
+		pr_err("cannot register /dev/robust_list2: %d\n", ret);
+		goto err_misc;
+	}
+	pr_info("version %s loaded, %u slots per thread, walk limit %lu\n",
+		ROBUST_LIST2_VERSION, RL2_NR_SLOTS, rl2_walk_limit);
+	return 0;
+
+err_misc:
+	rl2_hooks_exit();
+err_hooks:
+	rl2_registry_exit();
+err_registry:
+	return ret;
+}
+
+static void __exit rl2_exit(void)
+{
+	misc_deregister(&rl2_misc);
+	rl2_hooks_exit();
+	rl2_registry_exit();
+}
+
+module_init(rl2_init);
+module_exit(rl2_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("robust_list2 developers");
+MODULE_DESCRIPTION("set_robust_list2()/get_robust_list2() futex API for stock kernels");
+MODULE_VERSION(ROBUST_LIST2_VERSION);

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-thread registration table.
+ *
+ * Records live in an rhashtable keyed by task_struct pointer: lookups are
+ * O(1) and lock-free (RCU), inserts and removals take only a per-bucket
+ * lock inside rhashtable, so thousands of threads registering and dying at
+ * once never meet on a global lock.  Keying by task_struct (not by TID)
+ * means a registration follows the thread through de_thread()'s TID
+ * exchange and can never be applied to another task; the reference each
+ * record holds on its task keeps the key from being recycled.
+ *
+ * Locking rules:
+ *   - a record is created, changed and removed only by its owner thread
+ *     (current in rl2_slot_set(), the dying thread in the exit and exec
+ *     hooks), so writers never race each other;
+ *   - readers (get on another thread) use rcu_read_lock() and READ_ONCE()
+ *     of one slot word; records are freed after a grace period.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/rhashtable.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+
+#include "robust_list2.h"
+
+static struct kmem_cache *rl2_task_cache;
+static struct rhashtable rl2_tasks;
+
+static const struct rhashtable_params rl2_task_params = {
+	.key_len		= sizeof(struct task_struct *),
+	.key_offset		= offsetof(struct rl2_task, task),
+	.head_offset		= offsetof(struct rl2_task, node),
+	.automatic_shrinking	= true,
+};
+
+int rl2_registry_init(void)
+{
+	int ret;
+
+	rl2_task_cache = KMEM_CACHE(rl2_task, 0);
+	if (!rl2_task_cache)
+		return -ENOMEM;
+
+	ret = rhashtable_init(&rl2_tasks, &rl2_task_params);
+	if (ret) {
+		kmem_cache_destroy(rl2_task_cache);
+		return ret;
+	}
+	return 0;
+}
+
+/* Called once no record can exist (each one pins the module). */
+void rl2_registry_exit(void)
+{
+	rcu_barrier();			/* pending rl2_task_free_rcu() */
+	rhashtable_destroy(&rl2_tasks);
+	kmem_cache_destroy(rl2_task_cache);
+}
+
+unsigned int rl2_registry_count(void)
+{
+	return atomic_read(&rl2_tasks.nelems);
+}
+
+/**
+ * rl2_task_lookup - find @t's record
+ * @t: the thread
+ *
+ * Callers hold rcu_read_lock(), or are @t itself (only the owner removes
+ * a record, so it cannot vanish under its owner).
+ */
+struct rl2_task *rl2_task_lookup(struct task_struct *t)
+{
+	return rhashtable_lookup_fast(&rl2_tasks, &t, rl2_task_params);
+}
+
+/**
+ * rl2_task_registered - does @t have a slot in use?
+ * @t: the thread, normally current
+ *
+ * The exit hook asks this for every task that exits on the machine, so
+ * the common answer (nobody uses the module) costs one atomic read.
+ */
+bool rl2_task_registered(struct task_struct *t)
+{
+	bool found;
+
+	if (likely(!atomic_read(&rl2_tasks.nelems)))
+		return false;
+
+	rcu_read_lock();
+	found = rl2_task_lookup(t) != NULL;
+	rcu_read_unlock();
+	return found;
+}
+
+static void rl2_task_free_rcu(struct rcu_head *rcu)
+{
+	struct rl2_task *rec = container_of(rcu, struct rl2_task, rcu);
+
+	put_task_struct(rec->task);
+	kmem_cache_free(rl2_task_cache, rec);
+}
+
+/**
+ * rl2_task_free - free a detached record after a grace period
+ * @rec: record returned by rl2_task_detach()
+ *
+ * The caller still owns the module reference the record held and must
+ * drop it with module_put() once it no longer runs module code that
+ * depends on it.
+ */
+void rl2_task_free(struct rl2_task *rec)
+{
+	call_rcu(&rec->rcu, rl2_task_free_rcu);
+}
+
+/**
+ * rl2_task_detach - take @t's record out of the table
+ * @t: the owner thread (current)
+ *
+ * Returns the record, or NULL if @t had none.  After this, get() from
+ * other threads sees every slot of @t empty.
+ */
+struct rl2_task *rl2_task_detach(struct task_struct *t)
+{
+	struct rl2_task *rec = rl2_task_lookup(t);
+
+	if (!rec)
+		return NULL;
+	rhashtable_remove_fast(&rl2_tasks, &rec->node, rl2_task_params);
+	return rec;
+}
+
+static struct rl2_task *rl2_task_create(void)
+{
+	struct rl2_task *rec;
+	int ret;
+
+	rec = kmem_cache_zalloc(rl2_task_cache, GFP_KERNEL_ACCOUNT);
+	if (!rec)
+		return ERR_PTR(-ENOMEM);
+
+	rec->task = get_task_struct(current);
+	rec->tid = task_pid_vnr(current);
+
+	ret = rhashtable_lookup_insert_fast(&rl2_tasks, &rec->node,
+					    rl2_task_params);
+	if (ret) {
+		put_task_struct(rec->task);
+		kmem_cache_free(rl2_task_cache, rec);
+		return ERR_PTR(ret == -EEXIST ? -EBUSY : -ENOMEM);
+	}
+	/* Our caller is inside an ioctl on our file, so this cannot fail. */
+	__module_get(THIS_MODULE);
+	return rec;
+}
+
+/**
+ * rl2_slot_set - fill or empty one slot of the calling thread
+ * @index: slot, already validated
+ * @word: head | RL2_SLOT_* flags, or 0 to empty the slot
+ */
+int rl2_slot_set(unsigned int index, u64 word)
+{
+	struct rl2_task *rec = rl2_task_lookup(current);
+	bool was_used;
+
+	if (!rec) {
+		if (!word)
+			return 0;
+		rec = rl2_task_create();
+		if (IS_ERR(rec))
+			return PTR_ERR(rec);
+	}
+
+	was_used = rec->slot[index] != 0;
+	WRITE_ONCE(rec->slot[index], word);
+	if (word && !was_used)
+		rec->nr_used++;
+	else if (!word && was_used)
+		rec->nr_used--;
+
+	if (!rec->nr_used) {
+		rl2_task_detach(current);
+		rl2_task_free(rec);
+		module_put(THIS_MODULE);	/* the ioctl's file still pins us */
+	}
+	return 0;
+}
+
+/**
+ * rl2_slot_get - read one slot of thread @t
+ * @t: a thread the caller holds a reference on
+ * @index: slot, already validated
+ */
+u64 rl2_slot_get(struct task_struct *t, unsigned int index)
+{
+	struct rl2_task *rec;
+	u64 word = 0;
+
+	rcu_read_lock();
+	rec = rl2_task_lookup(t);
+	if (rec)
+		word = READ_ONCE(rec->slot[index]);
+	rcu_read_unlock();
+	return word;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal declarations shared by the robust_list2 module's files.
+ *
+ * Object lifetime in one paragraph: a thread gets a struct rl2_task the
+ * first time it fills a slot, and loses it when its last slot is emptied,
+ * when it execs, or when it exits.  Only the owning thread ever creates,
+ * changes or removes its record (set acts on current, the exit and exec
+ * walks run in the dying thread's own context), so the record needs no
+ * lock of its own; other threads only read slots under RCU (get).  Each
+ * record holds a reference on its task, so a record can never be matched
+ * against a recycled task_struct, and a reference on this module, so the
+ * module cannot be unloaded while any thread has a slot.
+ */
+#ifndef _RL2_ROBUST_LIST2_H
+#define _RL2_ROBUST_LIST2_H
+
+#include <linux/types.h>
+#include <linux/rhashtable-types.h>
+#include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/robust_list2.h>
+
+#include "compat.h"
+
+#define RL2_NR_SLOTS		8
+
+/* Slot word: head address | flags.  Heads are at least 4-byte aligned. */
+#define RL2_SLOT_USED		0x1ULL
+#define RL2_SLOT_32		0x2ULL
+#define RL2_SLOT_FLAGS		0x3ULL
+
+struct task_struct;
+
+struct rl2_task {
+	struct rhash_head node;		/* in the registry, keyed by @task */
+	struct task_struct *task;	/* owner, referenced */
+	pid_t tid;			/* owner's TID at registration */
+	unsigned int nr_used;		/* non-empty slots; owner only */
+	u64 slot[RL2_NR_SLOTS];		/* owner writes (WRITE_ONCE), others read under RCU */
+	struct rcu_head rcu;
+};
+
+/* Module-wide counters, for status and tests; never on a lock. */
+struct rl2_stats {
+	atomic64_t walks;		/* lists walked */
+	atomic64_t entries;		/* list entries visited */
+	atomic64_t recovered;		/* futex words marked FUTEX_OWNER_DIED */
+	atomic64_t woken;		/* waiters woken by our walks */
+	atomic64_t cycles;		/* walks ended by cycle detection */
+	atomic64_t limited;		/* walks ended by walk_limit */
+	atomic64_t faults;		/* walks ended by a fault or bad pointer */
+};
+
+extern struct rl2_stats rl2_stats;
+extern unsigned long rl2_walk_limit;
+
+/* registry.c */
+int rl2_registry_init(void);
+void rl2_registry_exit(void);
+bool rl2_task_registered(struct task_struct *t);
+struct rl2_task *rl2_task_lookup(struct task_struct *t);
+int rl2_slot_set(unsigned int index, u64 word);
+u64 rl2_slot_get(struct task_struct *t, unsigned int index);
+struct rl2_task *rl2_task_detach(struct task_struct *t);
+void rl2_task_free(struct rl2_task *rec);
+unsigned int rl2_registry_count(void);
+
+/* walk.c */
+void rl2_walk_task(struct rl2_task *rec);
+
+/* exit_hook.c */
+int rl2_hooks_init(void);
+void rl2_hooks_exit(void);
+long rl2_kcall_do_futex(u32 __user *uaddr, int op, u32 val, ktime_t *timeout,
+			u32 __user *uaddr2, u32 val2, u32 val3);
+bool rl2_kcall_ptrace_may_access(struct task_struct *task, unsigned int mode);
+
+#endif /* _RL2_ROBUST_LIST2_H */

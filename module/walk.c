@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exit and exec walk of a thread's robust lists.
+ *
+ * Same meaning as the kernel's exit_robust_list()/handle_futex_death(),
+ * run for each non-empty slot in the dying thread's own context while its
+ * mm is still attached, with these differences:
+ *
+ *  - 32- and 64-bit lists are walked by one walker; for 32-bit lists the
+ *    pointers are zero-extended and entry + futex_offset wraps at 32 bits,
+ *    as the kernel's compat walker computes it;
+ *  - no 2048-entry cap: Brent's cycle detection ends any cycle (to the
+ *    head, the middle, a self-loop) after at most mu + 2 * lambda steps with
+ *    O(1) memory, and rl2_walk_limit (module parameter, reported by
+ *    ROBUST_LIST2_IOC_INFO) bounds absurdly long acyclic lists.  Entries
+ *    met twice inside a cycle are harmless: the first visit cleared the
+ *    owner TID, so the second leaves the word alone;
+ *  - every user access is made with page faults disabled and, on failure,
+ *    the page is faulted in with fixup_user_fault() and the access retried
+ *    a bounded number of times.  A plain get_user() gives up on a page that
+ *    needs I/O when the thread has a fatal signal pending (SIGKILL, OOM),
+ *    and a word on a page the thread never touched, dropped by
+ *    MADV_DONTNEED or swapped out must still be recovered;
+ *  - a waiter is woken with a shared FUTEX_WAKE as the kernel does, and
+ *    also with FUTEX_WAKE_PRIVATE, which reaches waiters of the dying
+ *    thread's own process that used the private op (different futex key);
+ *  - the owner TID compared is the one the thread had when it registered,
+ *    which differs from task_pid_vnr() only after a non-leader thread's
+ *    exec took over the leader's TID; locks it took before the exec carry
+ *    its old TID.
+ *
+ * As in the kernel, a misaligned or unreachable futex word, or a next
+ * pointer that cannot be read, ends that list's walk (without the pending
+ * entry); the other slots are still walked.  Nothing outside the futex
+ * words named by the thread's own lists is ever written.
+ */
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/mm.h>
+#include <linux/uaccess.h>
+#include <linux/futex.h>
+#include <linux/moduleparam.h>
+#include <asm/futex.h>
+
+#include "robust_list2.h"
+
+#define RL2_FAULT_RETRIES	4
+#define RL2_CMPXCHG_RETRIES	1024
+
+unsigned long rl2_walk_limit = 1UL << 20;
+struct rl2_stats rl2_stats;
+
+struct rl2_walk {
+	struct mm_struct *mm;
+	u32 tid;
+	bool is32;
+	unsigned long entries;
+	unsigned long recovered;
+	unsigned long woken;
+};
+
+static int rl2_fault_in(struct rl2_walk *w, unsigned long uaddr,
+			unsigned int fault_flags)
+{
+	int ret;
+
+	/* No FAULT_FLAG_KILLABLE: a thread dying of SIGKILL must get through. */
+	mmap_read_lock(w->mm);
+	ret = fixup_user_fault(w->mm, uaddr, fault_flags, NULL);
+	mmap_read_unlock(w->mm);
+	return ret;
+}
+
+static int rl2_get_u32(struct rl2_walk *w, unsigned long uaddr, u32 *val)
+{
+	int tries = 0;
+	int ret;
+
+	for (;;) {
+		pagefault_disable();
+		ret = get_user(*val, (u32 __user *)uaddr);
+		pagefault_enable();
+		if (!ret)
+			return 0;
+		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(w, uaddr, 0))
+			return -EFAULT;
+	}
+}
+
+static int rl2_get_u64(struct rl2_walk *w, unsigned long uaddr, u64 *val)
+{
+	int tries = 0;
+	int ret;
+
+	for (;;) {
+		pagefault_disable();
+		ret = get_user(*val, (u64 __user *)uaddr);
+		pagefault_enable();
+		if (!ret)
+			return 0;
+		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(w, uaddr, 0))
+			return -EFAULT;
+	}
+}
+
+/* Read a list pointer of the list's width; bit 0 is the PI flag. */
+static int rl2_fetch_entry(struct rl2_walk *w, unsigned long uaddr,
+			   unsigned long *entry, bool *pi)
+{
+	u64 v;
+
+	if (w->is32) {
+		u32 v32;
+
+		if (rl2_get_u32(w, uaddr, &v32))
+			return -EFAULT;
+		v = v32;
+	} else if (rl2_get_u64(w, uaddr, &v)) {
+		return -EFAULT;
+	}
+	*entry = (unsigned long)(v & ~1ULL);
+	*pi = v & 1;
+	return 0;
+}
+
+static unsigned long rl2_futex_uaddr(struct rl2_walk *w, unsigned long entry,
+				     long offset)
+{
+	if (w->is32)
+		return (u32)((u32)entry + (u32)offset);
+	return entry + offset;
+}
+
+static void rl2_wake(struct rl2_walk *w, unsigned long uaddr)
+{
+	u32 __user *u = (u32 __user *)uaddr;
+	long ret;
+
+	ret = rl2_kcall_do_futex(u, FUTEX_WAKE, 1, NULL, NULL, 0,
+				 FUTEX_BITSET_MATCH_ANY);
+	if (ret > 0)
+		w->woken += ret;
+	ret = rl2_kcall_do_futex(u, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0,
+				 FUTEX_BITSET_MATCH_ANY);
+	if (ret > 0)
+		w->woken += ret;
+}
+
+/*
+ * Mark the futex word at @uaddr FUTEX_OWNER_DIED if the dying thread owns
+ * it, and wake a waiter.  Returns non-zero when the walk must stop.
+ */
+static int rl2_handle_death(struct rl2_walk *w, unsigned long uaddr,
+			    bool pi, bool pending)
+{
+	u32 __user *u = (u32 __user *)uaddr;
+	unsigned int faults = 0, races = 0;
+	u32 uval, nval, mval;
+	int ret;
+
+	if (uaddr & (sizeof(u32) - 1))
+		return -EINVAL;
+retry:
+	if (rl2_get_u32(w, uaddr, &uval))
+		return -EFAULT;
+
+	/*
+	 * A pending non-PI lock whose word reads 0: the thread died after
+	 * releasing it in user space and before its wake, or a woken waiter
+	 * died before taking it.  Wake without touching the word, exactly as
+	 * the kernel does, so no waiter is left asleep.
+	 */
+	if (pending && !pi && !(uval & FUTEX_TID_MASK)) {
+		rl2_wake(w, uaddr);
+		return 0;
+	}
+
+	if ((uval & FUTEX_TID_MASK) != w->tid)
+		return 0;
+
+	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+
+	pagefault_disable();
+	ret = futex_atomic_cmpxchg_inatomic(&nval, u, uval, mval);
+	pagefault_enable();
+
+	switch (ret) {
+	case 0:
+		break;
+	case -EFAULT:
+		if (++faults > RL2_FAULT_RETRIES ||
+		    rl2_fault_in(w, uaddr, FAULT_FLAG_WRITE))
+			return -EFAULT;	/* e.g. a read-only mapping */
+		goto retry;
+	case -EAGAIN:			/* LL/SC architectures */
+		if (++races > RL2_CMPXCHG_RETRIES)
+			return 0;
+		cond_resched();
+		goto retry;
+	default:
+		return ret;
+	}
+
+	if (nval != uval) {
+		/*
+		 * Another thread changed the word (a waiter set
+		 * FUTEX_WAITERS).  The kernel retries without bound; we give
+		 * up after many tries so that a hostile process cannot hold a
+		 * dying thread here forever.
+		 */
+		if (++races > RL2_CMPXCHG_RETRIES)
+			return 0;
+		cond_resched();
+		goto retry;
+	}
+
+	w->recovered++;
+	/* PI waiters are woken by the kernel's own exit_pi_state_list(). */
+	if (!pi && (uval & FUTEX_WAITERS))
+		rl2_wake(w, uaddr);
+	return 0;
+}
+
+/* Walk one list; @head is the user address of its head. */
+static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
+{
+	unsigned long entry, next, pending, tortoise;
+	unsigned long limit = READ_ONCE(rl2_walk_limit);
+	unsigned long power = 1, lam = 0;
+	bool pi, next_pi, pip;
+	long offset;
+	int rc;
+
+	atomic64_inc(&rl2_stats.walks);
+
+	/* Head: list.next, futex_offset, list_op_pending. */
+	if (rl2_fetch_entry(w, head, &entry, &pi))
+		goto fault;
+	if (w->is32) {
+		u32 off32;
+
+		if (rl2_get_u32(w, head + 4, &off32))
+			goto fault;
+		offset = (s32)off32;
+		rc = rl2_fetch_entry(w, head + 8, &pending, &pip);
+	} else {
+		u64 off64;
+
+		if (rl2_get_u64(w, head + 8, &off64))
+			goto fault;
+		offset = (long)off64;
+		rc = rl2_fetch_entry(w, head + 16, &pending, &pip);
+	}
+	if (rc)
+		goto fault;
+
+	tortoise = head;
+	while (entry != head) {
+		/* Fetch the next entry before the word can be released. */
+		rc = rl2_fetch_entry(w, entry, &next, &next_pi);
+		w->entries++;
+		/* The pending lock may also be on the list: handle it once. */
+		if (entry != pending &&
+		    rl2_handle_death(w, rl2_futex_uaddr(w, entry, offset),
+				     pi, false))
+			goto fault;
+		if (rc)
+			goto fault;
+		entry = next;
+		pi = next_pi;
+
+		if (entry == tortoise) {
+			atomic64_inc(&rl2_stats.cycles);
+			break;
+		}
+		if (++lam == power) {	/* Brent: move the tortoise */
+			tortoise = entry;
+			power <<= 1;
+			lam = 0;
+		}
+		if (!--limit) {
+			atomic64_inc(&rl2_stats.limited);
+			break;
+		}
+		cond_resched();
+	}
+
+	if (pending)
+		rl2_handle_death(w, rl2_futex_uaddr(w, pending, offset),
+				 pip, true);
+	return;
+fault:
+	atomic64_inc(&rl2_stats.faults);
+}
+
+/**
+ * rl2_walk_task - walk every non-empty slot of a detached record
+ * @rec: the dying (or exec'ing) thread's record; the thread is current
+ *
+ * Runs in the thread's own context, before its address space goes away,
+ * may sleep and fault pages in.
+ */
+void rl2_walk_task(struct rl2_task *rec)
+{
+	struct rl2_walk w = {
+		.mm = current->mm,
+		.tid = rec->tid,
+	};
+	unsigned int i;
+
+	if (WARN_ON_ONCE(rec->task != current) || !w.mm)
+		return;
+
+	for (i = 0; i < RL2_NR_SLOTS; i++) {
+		u64 word = rec->slot[i];
+
+		if (!word)
+			continue;
+		w.is32 = word & RL2_SLOT_32;
+		rl2_walk_list(&w, (unsigned long)(word & ~RL2_SLOT_FLAGS));
+	}
+
+	atomic64_add(w.entries, &rl2_stats.entries);
+	atomic64_add(w.recovered, &rl2_stats.recovered);
+	atomic64_add(w.woken, &rl2_stats.woken);
+}

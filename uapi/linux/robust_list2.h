@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * robust_list2 — the ioctl ABI of /dev/robust_list2.
+ *
+ * The device delivers the proposed set_robust_list2()/get_robust_list2()
+ * futex API (v6 series) to stock kernels.  Every call acts on the calling
+ * *thread*, never on the file: the fd is only a door into the module, so it
+ * may be shared across fork() and between threads freely.
+ *
+ * Layout rules: fixed-width fields only, every struct a multiple of 8 bytes
+ * and identical for 32- and 64-bit callers (so compat_ioctl needs no
+ * translation), user addresses carried in __u64, padding and unknown flags
+ * rejected with EINVAL so they can be given meaning later.  A struct that
+ * grows gets a new command (the size is part of the number).
+ *
+ * ioctl type 0xBE, numbers 0x00-0x1F.  Checked against the newest
+ * Documentation/userspace-api/ioctl/ioctl-number.rst we could read (Linux
+ * 7.x): 0xB2 (papr), 0xB8 (mshv), 0xBA (liveupdate) and 0xBB are taken,
+ * 0xBC-0xBF and 0xC1-0xC9 are unassigned.
+ *
+ * Commands, with direction from the caller's point of view and every errno:
+ *
+ * ROBUST_LIST2_IOC_INFO   (out)  struct robust_list2_info
+ *	What this module offers.  EFAULT: bad pointer.
+ *
+ * ROBUST_LIST2_IOC_SET    (in)   struct robust_list2_set
+ *	set_robust_list2(head, index, cmd, flags) for the calling thread.
+ *	Returns 0, or the number of slots for ROBUST_LIST2_CMD_LIST_LIMIT.
+ *	EINVAL: flags or pad non-zero, cmd unknown, index >= slot count,
+ *		head not 8-byte aligned (SET_64) or 4-byte aligned (SET_32).
+ *		Checked in that order, as the v6 syscall does.
+ *	EOPNOTSUPP: ROBUST_LIST2_CMD_SET_64 from a 32-bit (compat) caller.
+ *	ENOMEM: no memory for the thread's slot table.
+ *	EFAULT: bad pointer to the struct.
+ *	head == 0 empties the slot.  Setting a slot twice overwrites it.
+ *
+ * ROBUST_LIST2_IOC_GET    (in/out) struct robust_list2_get
+ *	get_robust_list2(pid, head_ptr, index, flags).  On success the head is
+ *	stored at head_ptr as a pointer of the *caller's* width (8 bytes, or 4
+ *	for a 32-bit caller), zero-extended, NULL for an empty slot; it is also
+ *	returned in @head and its kind in @type.
+ *	EINVAL: index >= slot count, flags non-zero (in that order).
+ *	ESRCH:  no thread with TID @pid in the caller's pid namespace.
+ *	EPERM:  the caller may not ptrace-read the target
+ *		(PTRACE_MODE_READ_REALCREDS, LSMs included; checked under the
+ *		target's exec_update_lock, after taking a reference on it).
+ *	EINTR:  a fatal signal arrived while waiting for exec_update_lock.
+ *	EOVERFLOW: a 32-bit caller asked for a 64-bit head above 4 GiB.
+ *	EFAULT: head_ptr (or the struct) is not writable.
+ */
+#ifndef _UAPI_LINUX_ROBUST_LIST2_H
+#define _UAPI_LINUX_ROBUST_LIST2_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define ROBUST_LIST2_DEVICE		"/dev/robust_list2"
+#define ROBUST_LIST2_ABI_VERSION	1
+
+/* Values of robust_list2_set.cmd: the v6 FUTEX_ROBUST_LIST_CMD_* numbers. */
+#define ROBUST_LIST2_CMD_SET_64		0
+#define ROBUST_LIST2_CMD_SET_32		1
+#define ROBUST_LIST2_CMD_LIST_LIMIT	2
+
+/* Values of robust_list2_get.type. */
+#define ROBUST_LIST2_TYPE_EMPTY		0
+#define ROBUST_LIST2_TYPE_64		1
+#define ROBUST_LIST2_TYPE_32		2
+
+/* Bits of robust_list2_info.features. */
+#define ROBUST_LIST2_F_LIST64		(1ULL << 0) /* SET_64 (64-bit callers) */
+#define ROBUST_LIST2_F_LIST32		(1ULL << 1) /* SET_32 */
+#define ROBUST_LIST2_F_CYCLE_SAFE	(1ULL << 2) /* cycles detected, no 2048 cap */
+#define ROBUST_LIST2_F_PRIVATE_WAKE	(1ULL << 3) /* also wakes FUTEX_WAIT_PRIVATE waiters */
+#define ROBUST_LIST2_F_EXEC_WALK	(1ULL << 4) /* exec walks and empties slots */
+
+struct robust_list2_info {
+	__u32 abi_version;	/* out: ROBUST_LIST2_ABI_VERSION */
+	__u32 nr_slots;		/* out: slots per thread (8) */
+	__u64 walk_limit;	/* out: most entries walked per list */
+	__u64 features;		/* out: ROBUST_LIST2_F_* */
+	__u64 reserved[5];	/* out: zero */
+};
+
+struct robust_list2_set {
+	__u64 head;		/* in: list head address, 0 empties the slot */
+	__u32 index;		/* in: slot, 0 .. nr_slots - 1 */
+	__u32 cmd;		/* in: ROBUST_LIST2_CMD_* */
+	__u32 flags;		/* in: must be 0 */
+	__u32 pad;		/* in: must be 0 */
+};
+
+struct robust_list2_get {
+	__u64 head_ptr;		/* in: where to store the head (caller-sized) */
+	__u64 head;		/* out: head address, 0 when the slot is empty */
+	__s32 pid;		/* in: thread id, 0 for the calling thread */
+	__u32 index;		/* in: slot */
+	__u32 flags;		/* in: must be 0 */
+	__u32 type;		/* out: ROBUST_LIST2_TYPE_* */
+};
+
+#define ROBUST_LIST2_IOC_TYPE	0xBE
+
+#define ROBUST_LIST2_IOC_INFO	_IOR (ROBUST_LIST2_IOC_TYPE, 0x00, struct robust_list2_info)
+#define ROBUST_LIST2_IOC_SET	_IOW (ROBUST_LIST2_IOC_TYPE, 0x01, struct robust_list2_set)
+#define ROBUST_LIST2_IOC_GET	_IOWR(ROBUST_LIST2_IOC_TYPE, 0x02, struct robust_list2_get)
+
+#endif /* _UAPI_LINUX_ROBUST_LIST2_H */
