@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * th_*: helpers shared by the robust_list2 test suites; see helpers.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "helpers.h"
+
+pid_t th_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+pid_t th_spawn_child(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/*
+		 * cmocka catches SIGSEGV and friends to report them; a child
+		 * must die of them for real.
+		 */
+		static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+
+		for (unsigned int i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+		_exit(fn(arg));
+	}
+	return pid;
+}
+
+static long th_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static void th_sleep_ms(int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+int th_wait_child_ms(pid_t pid, int timeout_ms)
+{
+	long deadline = th_now_ms() + timeout_ms;
+	int status;
+
+	if (pid < 0)
+		return -1;
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (th_now_ms() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			fprintf(stderr, "# child %d timed out after %d ms\n", pid, timeout_ms);
+			return -1;
+		}
+		th_sleep_ms(1);
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return -1;
+}
+
+void *th_shared_alloc(size_t size, bool low)
+{
+	int flags = MAP_SHARED | MAP_ANONYMOUS;
+	void *p;
+
+#if defined(__x86_64__) && defined(MAP_32BIT)
+	if (low)
+		flags |= MAP_32BIT;
+#endif
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (low && (uintptr_t)p + size > (1ULL << 32)) {
+		munmap(p, size);
+		return NULL;
+	}
+	memset(p, 0, size);
+	return p;
+}
+
+void th_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size);
+}
+
+int th_futex_wait(uint32_t *uaddr, uint32_t val, int timeout_ms, bool private)
+{
+	struct timespec ts = {
+		.tv_sec = timeout_ms / 1000,
+		.tv_nsec = (timeout_ms % 1000) * 1000000L,
+	};
+	int op = FUTEX_WAIT | (private ? FUTEX_PRIVATE_FLAG : 0);
+
+	if (syscall(SYS_futex, uaddr, op, val, &ts, NULL, 0))
+		return -errno;
+	return 0;
+}
+
+int th_futex_wake(uint32_t *uaddr, int nr, bool private)
+{
+	int op = FUTEX_WAKE | (private ? FUTEX_PRIVATE_FLAG : 0);
+	long r = syscall(SYS_futex, uaddr, op, nr, NULL, NULL, 0);
+
+	return r < 0 ? -errno : (int)r;
+}
+
+int th_wait_futex_sleeper(pid_t pid, pid_t tid, const void *uaddr)
+{
+	long deadline = th_now_ms() + TH_TIMEOUT_MS;
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	while (th_now_ms() < deadline) {
+		unsigned long nr, a0;
+		ssize_t n;
+		int fd = open(path, O_RDONLY);
+
+		if (fd < 0)
+			return -1;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			if (sscanf(buf, "%lu 0x%lx", &nr, &a0) == 2 &&
+			    nr == SYS_futex && a0 == (unsigned long)(uintptr_t)uaddr)
+				return 0;
+		}
+		th_sleep_ms(1);
+	}
+	fprintf(stderr, "# thread %d never slept on futex %p\n", tid, uaddr);
+	return -1;
+}
+
+void th_list64_init(struct robust_list_head *head, long off)
+{
+	head->list.next = &head->list;
+	head->futex_offset = off;
+	head->list_op_pending = NULL;
+}
+
+/* Append, as glibc does: new entries go right after the head. */
+void th_list64_add(struct robust_list_head *head, struct th_lock64 *l, bool pi)
+{
+	l->list.next = head->list.next;
+	head->list.next = (struct robust_list *)((uintptr_t)&l->list | (pi ? 1 : 0));
+}
+
+void th_list32_init(struct robust_list_head32 *head, int32_t off)
+{
+	head->list.next = th_p32(&head->list);
+	head->futex_offset = off;
+	head->list_op_pending = 0;
+}
+
+void th_list32_add(struct robust_list_head32 *head, struct th_lock32 *l, bool pi)
+{
+	l->list.next = head->list.next;
+	head->list.next = th_p32(&l->list) | (pi ? 1 : 0);
+}
+
+static void *th_waiter_main(void *arg)
+{
+	struct th_waiter *w = arg;
+
+	w->tid = th_gettid();
+	__atomic_store_n(&w->started, 1, __ATOMIC_RELEASE);
+	w->result = th_futex_wait(w->uaddr, w->val, w->timeout_ms, w->private);
+	return NULL;
+}
+
+int th_waiter_start(struct th_waiter *w)
+{
+	long deadline = th_now_ms() + TH_TIMEOUT_MS;
+
+	w->started = 0;
+	w->result = 1;
+	if (!w->timeout_ms)
+		w->timeout_ms = 3000;
+	if (pthread_create(&w->thread, NULL, th_waiter_main, w))
+		return -1;
+	while (!__atomic_load_n(&w->started, __ATOMIC_ACQUIRE)) {
+		if (th_now_ms() > deadline)
+			return -1;
+		th_sleep_ms(1);
+	}
+	return th_wait_futex_sleeper(getpid(), w->tid, w->uaddr);
+}
+
+int th_waiter_join(struct th_waiter *w)
+{
+	pthread_join(w->thread, NULL);
+	return w->result;
+}
+
+bool th_have_device(void)
+{
+	return access(ROBUST_LIST2_DEVICE, R_OK | W_OK) == 0;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * th_*: helpers shared by the robust_list2 test suites.
+ *
+ * Rules they enforce: a task that dies always dies in a forked child (never
+ * in the cmocka runner), every wait is bounded, and the memory the dying
+ * task's lists live in is MAP_SHARED so the parent can inspect what the
+ * kernel wrote after the child is gone.
+ */
+#ifndef TH_HELPERS_H
+#define TH_HELPERS_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <pthread.h>
+#include <linux/futex.h>
+
+#include "robust_list2.h"
+
+#define TH_TIMEOUT_MS	10000	/* upper bound for any wait in a test */
+
+/* A lock on a 64-bit list and on a 32-bit list. */
+struct th_lock64 {
+	struct robust_list list;
+	uint32_t futex;
+	uint32_t pad;
+};
+
+struct th_lock32 {
+	struct robust_list32 list;
+	uint32_t futex;
+};
+
+#define TH_OFF64	((long)offsetof(struct th_lock64, futex))
+#define TH_OFF32	((int32_t)offsetof(struct th_lock32, futex))
+
+pid_t th_gettid(void);
+
+/* fork(); the child runs fn(arg) and _exit()s with its return value. */
+pid_t th_spawn_child(int (*fn)(void *), void *arg);
+/*
+ * Wait at most timeout_ms for @pid.  Returns its exit code, 128 + signal
+ * if it was killed, or -1 on timeout (the child is then SIGKILLed).
+ */
+int th_wait_child_ms(pid_t pid, int timeout_ms);
+static inline int th_wait_child(pid_t pid)
+{
+	return th_wait_child_ms(pid, TH_TIMEOUT_MS);
+}
+
+/* Shared anonymous memory; below 4 GiB when @low (for 32-bit lists). */
+void *th_shared_alloc(size_t size, bool low);
+void th_free(void *p, size_t size);
+
+/* Raw futex calls; wait returns 0, or -errno (-ETIMEDOUT, -EAGAIN). */
+int th_futex_wait(uint32_t *uaddr, uint32_t val, int timeout_ms, bool private);
+int th_futex_wake(uint32_t *uaddr, int nr, bool private);
+
+/*
+ * Wait until thread @tid (of process @pid) sleeps in futex() on @uaddr:
+ * polls /proc/<pid>/task/<tid>/syscall, so no sleep-and-hope.  Returns
+ * 0, or -1 after TH_TIMEOUT_MS.
+ */
+int th_wait_futex_sleeper(pid_t pid, pid_t tid, const void *uaddr);
+
+/* Build lists.  Heads point to themselves when empty. */
+void th_list64_init(struct robust_list_head *head, long off);
+void th_list64_add(struct robust_list_head *head, struct th_lock64 *l, bool pi);
+void th_list32_init(struct robust_list_head32 *head, int32_t off);
+void th_list32_add(struct robust_list_head32 *head, struct th_lock32 *l, bool pi);
+
+/* 32-bit value of a pointer known to be below 4 GiB. */
+static inline uint32_t th_p32(const void *p)
+{
+	return (uint32_t)(uintptr_t)p;
+}
+
+/* Waiter threads: block on a futex word, report whether they were woken. */
+struct th_waiter {
+	uint32_t *uaddr;
+	uint32_t val;
+	bool private;
+	int timeout_ms;
+	pid_t tid;		/* out: set before waiting */
+	int result;		/* out: th_futex_wait() result */
+	volatile int started;
+	pthread_t thread;
+};
+
+int th_waiter_start(struct th_waiter *w);
+int th_waiter_join(struct th_waiter *w);
+
+/* Is the module's device there?  Used by fixtures to skip cleanly. */
+bool th_have_device(void);
+
+#endif /* TH_HELPERS_H */
