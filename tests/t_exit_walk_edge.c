@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exit walk on lists a kernel engineer would call hostile or odd:
+ * cycles of every shape, lists far beyond the legacy 2048 cap, entries and
+ * heads in unmapped or kernel memory, misaligned and read-only words,
+ * words on pages that are not present, huge offsets and 32-bit address
+ * wrap.  Each case: a child builds lists with its TID, registers them and
+ * exits; the parent checks every word it can see and that the child's
+ * death completed (a walk that never ended would leave it unreaped).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+
+#define REGION		(8 << 20)
+#define NLOCKS		((REGION - 4096) / sizeof(struct th_lock64))
+
+/* The shared region: a control block, then room for locks. */
+struct edge {
+	int32_t tid;
+	int32_t err;
+	struct robust_list_head h64[8];
+	struct robust_list_head32 h32[8];
+	struct th_lock64 *l64;		/* NLOCKS locks after this page */
+	struct th_lock32 *l32;		/* overlaps l64: a case uses one kind */
+	void *arg;			/* case-specific */
+};
+
+static struct edge *edge_new(void)
+{
+	struct edge *e = th_shared_alloc(REGION, true);
+
+	assert_non_null(e);
+	e->l64 = (struct th_lock64 *)((char *)e + 4096);
+	e->l32 = (struct th_lock32 *)((char *)e + 4096);
+	return e;
+}
+
+static int (*edge_build)(struct edge *e);
+
+static int edge_child(void *p)
+{
+	struct edge *e = p;
+
+	e->tid = th_gettid();
+	return edge_build(e);
+}
+
+static void edge_run(struct edge *e, int (*build)(struct edge *))
+{
+	edge_build = build;
+	assert_int_equal(0, th_wait_child(th_spawn_child(edge_child, e)));
+}
+
+static int reg64(struct edge *e, unsigned int slot, struct robust_list_head *h)
+{
+	return set_robust_list2(h, slot, FUTEX_ROBUST_LIST_CMD_SET_64, 0) ? 50 + slot : 0;
+}
+
+static int reg32(struct edge *e, unsigned int slot, struct robust_list_head32 *h)
+{
+	return set_robust_list2((void *)h, slot, FUTEX_ROBUST_LIST_CMD_SET_32, 0) ? 60 + slot : 0;
+}
+
+/* A list of @n owned locks l64[first..first+n-1], in order, on h64[slot]. */
+static void chain64(struct edge *e, unsigned int slot, unsigned int first, unsigned int n)
+{
+	struct robust_list_head *h = &e->h64[slot];
+
+	th_list64_init(h, TH_OFF64);
+	for (unsigned int i = n; i-- > 0;) {
+		e->l64[first + i].futex = e->tid;
+		th_list64_add(h, &e->l64[first + i], false);
+	}
+}
+
+static void chain32(struct edge *e, unsigned int slot, unsigned int first, unsigned int n)
+{
+	struct robust_list_head32 *h = &e->h32[slot];
+
+	th_list32_init(h, TH_OFF32);
+	for (unsigned int i = n; i-- > 0;) {
+		e->l32[first + i].futex = e->tid;
+		th_list32_add(h, &e->l32[first + i], false);
+	}
+}
+
+static unsigned int count_dead64(struct edge *e, unsigned int first, unsigned int n)
+{
+	unsigned int dead = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		dead += e->l64[first + i].futex == FUTEX_OWNER_DIED;
+	return dead;
+}
+
+static unsigned int count_dead32(struct edge *e, unsigned int first, unsigned int n)
+{
+	unsigned int dead = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		dead += e->l32[first + i].futex == FUTEX_OWNER_DIED;
+	return dead;
+}
+
+/* ---- cycles ---------------------------------------------------------- */
+
+static int build_self_loop(struct edge *e)
+{
+	chain64(e, 0, 0, 1);
+	e->l64[0].list.next = &e->l64[0].list;
+	return reg64(e, 0, &e->h64[0]);
+}
+
+static void test_cycle_self_loop(void **state)
+{
+	struct edge *e = edge_new();
+
+	edge_run(e, build_self_loop);
+	assert_int_equal(1, count_dead64(e, 0, 1));
+	th_free(e, REGION);
+}
+
+static int build_loop_to_middle(struct edge *e)
+{
+	chain64(e, 0, 0, 10);
+	e->l64[9].list.next = &e->l64[4].list;
+	chain32(e, 1, 100, 10);		/* l32 overlaps l64: use far entries */
+	e->l32[109].list.next = th_p32(&e->l32[103].list);
+	return reg64(e, 0, &e->h64[0]) ?: reg32(e, 1, &e->h32[1]);
+}
+
+static void test_cycle_to_middle_64_and_32(void **state)
+{
+	struct edge *e = edge_new();
+
+	edge_run(e, build_loop_to_middle);
+	assert_int_equal(10, count_dead64(e, 0, 10));
+	assert_int_equal(10, count_dead32(e, 100, 10));
+	th_free(e, REGION);
+}
+
+static int build_loop_to_first(struct edge *e)
+{
+	chain64(e, 3, 0, 1000);
+	e->l64[999].list.next = &e->l64[0].list;
+	return reg64(e, 3, &e->h64[3]);
+}
+
+static void test_cycle_to_first_entry(void **state)
+{
+	struct edge *e = edge_new();
+
+	edge_run(e, build_loop_to_first);
+	assert_int_equal(1000, count_dead64(e, 0, 1000));
+	th_free(e, REGION);
+}
+
+static int build_cycle_through_pending(struct edge *e)
+{
+	chain64(e, 0, 0, 10);
+	e->l64[9].list.next = &e->l64[3].list;
+	e->l64[5].futex |= FUTEX_WAITERS;
+	e->h64[0].list_op_pending = &e->l64[5].list;
+	return reg64(e, 0, &e->h64[0]);
+}
+
+static void test_cycle_through_pending(void **state)
+{
+	struct edge *e = edge_new();
+
+	edge_run(e, build_cycle_through_pending);
+	assert_int_equal(9, count_dead64(e, 0, 10));
+	assert_int_equal(FUTEX_OWNER_DIED | FUTEX_WAITERS, e->l64[5].futex);
+	th_free(e, REGION);
+}
+
+/* ---- length ---------------------------------------------------------- */
+
+#define LONG_LIST	20000
+
+static int build_long(struct edge *e)
+{
+	chain64(e, 7, 0, LONG_LIST);
+	return reg64(e, 7, &e->h64[7]);
+}
+
+static int build_long_legacy(struct edge *e)
+{
+	chain64(e, 7, 0, LONG_LIST);
+	return syscall(SYS_set_robust_list, &e->h64[7], sizeof(e->h64[7])) ? 1 : 0;
+}
+
+static void test_long_list_beyond_legacy_cap(void **state)
+{
+	struct edge *e = edge_new();
+
+	edge_run(e, build_long);
+	assert_int_equal(LONG_LIST, count_dead64(e, 0, LONG_LIST));
+
+	/* the kernel's own list stops at ROBUST_LIST_LIMIT; ours did not */
+	memset(e->l64, 0, LONG_LIST * sizeof(*e->l64));
+	edge_run(e, build_long_legacy);
+	assert_int_equal(2048, count_dead64(e, 0, LONG_LIST));
+	th_free(e, REGION);
+}
+
+/* ---- bad pointers ---------------------------------------------------- */
+
+static void *unmapped_page(void)
+{
+	void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	munmap(p, 4096);
+	return p;
+}
+
+static int build_unmapped_entry(struct edge *e)
+{
+	chain64(e, 0, 0, 3);
+	/* l2 -> an unmapped entry: the walk of slot 0 ends there */
+	e->l64[2].list.next = e->arg;
+	chain64(e, 1, 10, 2);
+	return reg64(e, 0, &e->h64[0]) ?: reg64(e, 1, &e->h64[1]);
+}
+
+static void test_unmapped_entry_ends_only_that_list(void **state)
+{
+	struct edge *e = edge_new();
+
+	e->arg = unmapped_page();
+	edge_run(e, build_unmapped_entry);
+	assert_int_equal(3, count_dead64(e, 0, 3));
+	assert_int_equal(2, count_dead64(e, 10, 2));
+	th_free(e, REGION);
+}
+
+static int build_bad_heads(struct edge *e)
+{
+	chain64(e, 4, 0, 2);
+	return reg64(e, 0, e->arg) ?:
+	       reg64(e, 1, (void *)0xffff888000000000ULL) ?:
+	       reg64(e, 2, (void *)0xffffffffff600000ULL) ?:
+	       reg32(e, 3, (void *)(uintptr_t)0xfffffff0u) ?:
+	       reg64(e, 4, &e->h64[4]) ?:
+	       reg64(e, 5, (void *)0x8ULL);
+}
+
+static void test_bad_heads_skipped_others_walked(void **state)
+{
+	struct edge *e = edge_new();
+
+	e->arg = unmapped_page();
+	edge_run(e, build_bad_heads);
+	assert_int_equal(2, count_dead64(e, 0, 2));
+	th_free(e, REGION);
+}
+
+static int build_misaligned(struct edge *e)
+{
+	/* l1's entry is 2 bytes off, so its futex word is misaligned */
+	struct th_lock64 *odd = (void *)((char *)&e->l64[20] + 2);
+
+	chain64(e, 0, 0, 3);
+	odd->futex = e->tid;
+	odd->list.next = e->l64[1].list.next;
+	e->l64[0].list.next = &odd->list;
+	chain64(e, 1, 10, 1);
+	return reg64(e, 0, &e->h64[0]) ?: reg64(e, 1, &e->h64[1]);
+}
+
+static void test_misaligned_word_ends_walk_like_kernel(void **state)
+{
+	struct edge *e = edge_new();
+	struct th_lock64 *odd = (void *)((char *)&e->l64[20] + 2);
+
+	edge_run(e, build_misaligned);
+	assert_int_equal(FUTEX_OWNER_DIED, e->l64[0].futex);
+	/* the misaligned word is never written; the walk stops, as the kernel's */
+	assert_int_equal((uint32_t)e->tid, odd->futex);
+	assert_int_equal((uint32_t)e->tid, e->l64[2].futex);
+	/* the other slot is still walked */
+	assert_int_equal(FUTEX_OWNER_DIED, e->l64[10].futex);
+	th_free(e, REGION);
+}
+
+static int build_readonly(struct edge *e)
+{
+	struct th_lock64 *ro = e->arg;
+
+	chain64(e, 0, 0, 1);
+	th_list64_init(&e->h64[1], TH_OFF64);
+	ro->futex = e->tid;
+	th_list64_add(&e->h64[1], ro, false);
+	if (mprotect(ro, 4096, PROT_READ))
+		return 70;
+	return reg64(e, 0, &e->h64[0]) ?: reg64(e, 1, &e->h64[1]);
+}
+
+static void test_readonly_word_left_alone(void **state)
+{
+	struct edge *e = edge_new();
+	struct th_lock64 *ro = th_shared_alloc(4096, true);
+
+	e->arg = ro;
+	edge_run(e, build_readonly);
+	assert_int_equal((uint32_t)e->tid, ro->futex);
+	assert_int_equal(FUTEX_OWNER_DIED, e->l64[0].futex);
+	th_free(ro, 4096);
+	th_free(e, REGION);
+}
+
+static int build_huge_offsets(struct edge *e)
+{
+	chain64(e, 0, 0, 2);
+	e->h64[0].futex_offset = 1L << 31;
+	chain64(e, 1, 10, 2);
+	e->h64[1].futex_offset = -(1L << 31);
+	chain64(e, 2, 20, 2);
+	e->h64[2].futex_offset = LONG_MIN;
+	chain64(e, 3, 30, 2);
+	return reg64(e, 0, &e->h64[0]) ?: reg64(e, 1, &e->h64[1]) ?:
+	       reg64(e, 2, &e->h64[2]) ?: reg64(e, 3, &e->h64[3]);
+}
+
+static void test_huge_offsets_harmless(void **state)
+{
+	struct edge *e = edge_new();
+
+	edge_run(e, build_huge_offsets);
+	assert_int_equal(0, count_dead64(e, 0, 30));
+	assert_int_equal(2, count_dead64(e, 30, 2));
+	th_free(e, REGION);
+}
+
+/* ---- 32-bit arithmetic ----------------------------------------------- */
+
+#define HI_ENTRY	0xf0000000UL
+#define LO_WORD		0x60000000UL
+
+static int build_wrap32(struct edge *e)
+{
+	struct robust_list32 *entry = (void *)HI_ENTRY;
+	uint32_t *word = (void *)LO_WORD;
+
+	th_list32_init(&e->h32[0], (int32_t)(uint32_t)(LO_WORD - HI_ENTRY));
+	entry->next = th_p32(&e->h32[0].list);
+	e->h32[0].list.next = th_p32(entry);
+	*word = e->tid;
+	return reg32(e, 0, &e->h32[0]);
+}
+
+static void test_32bit_offset_wraps_at_4g(void **state)
+{
+	struct edge *e = edge_new();
+	int fl = MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+	void *hi = mmap((void *)HI_ENTRY, 4096, PROT_READ | PROT_WRITE, fl, -1, 0);
+	void *lo = mmap((void *)LO_WORD, 4096, PROT_READ | PROT_WRITE, fl, -1, 0);
+
+	if (hi != (void *)HI_ENTRY || lo != (void *)LO_WORD)
+		skip();
+	/* entry 0xf0000000 + offset 0x70000000 = 0x60000000 modulo 2^32 */
+	edge_run(e, build_wrap32);
+	assert_int_equal(FUTEX_OWNER_DIED, *(uint32_t *)LO_WORD);
+	munmap(hi, 4096);
+	munmap(lo, 4096);
+	th_free(e, REGION);
+}
+
+/* ---- pages that are not present ------------------------------------- */
+
+static int build_dropped_page(struct edge *e)
+{
+	struct th_lock64 *l = e->arg;
+
+	th_list64_init(&e->h64[2], TH_OFF64);
+	l->futex = e->tid | FUTEX_WAITERS;
+	th_list64_add(&e->h64[2], l, false);
+	if (reg64(e, 2, &e->h64[2]))
+		return 80;
+	/* drop our page table entry: the word must be faulted back in */
+	return madvise((void *)((uintptr_t)l & ~4095UL), 4096, MADV_DONTNEED) ? 81 : 0;
+}
+
+static void test_word_on_dropped_file_page(void **state)
+{
+	char path[] = "/tmp/rl2-edge-XXXXXX";
+	int fd = mkstemp(path);
+	struct edge *e = edge_new();
+	struct th_lock64 *l;
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(0, ftruncate(fd, 8192));
+	l = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_32BIT, fd, 0);
+	assert_true(l != MAP_FAILED);
+	e->arg = (char *)l + 4096 + 64;
+	edge_run(e, build_dropped_page);
+	l = e->arg;
+	assert_int_equal(FUTEX_OWNER_DIED | FUTEX_WAITERS, l->futex);
+	munmap((char *)e->arg - 4096 - 64, 8192);
+	close(fd);
+	th_free(e, REGION);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cycle_self_loop),
+		cmocka_unit_test(test_cycle_to_middle_64_and_32),
+		cmocka_unit_test(test_cycle_to_first_entry),
+		cmocka_unit_test(test_cycle_through_pending),
+		cmocka_unit_test(test_long_list_beyond_legacy_cap),
+		cmocka_unit_test(test_unmapped_entry_ends_only_that_list),
+		cmocka_unit_test(test_bad_heads_skipped_others_walked),
+		cmocka_unit_test(test_misaligned_word_ends_walk_like_kernel),
+		cmocka_unit_test(test_readonly_word_left_alone),
+		cmocka_unit_test(test_huge_offsets_harmless),
+		cmocka_unit_test(test_32bit_offset_wraps_at_4g),
+		cmocka_unit_test(test_word_on_dropped_file_page),
+	};
+
+	return cmocka_run_group_tests_name("exit_walk_edge", tests, NULL, NULL);
+}

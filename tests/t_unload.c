@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module unload: refused while any thread has a slot (or the device is
+ * open), clean otherwise — also while unrelated threads are exiting — and
+ * the module reloads and works again.  Leaves the module loaded.
+ *
+ * The parent never opens the device itself (a cached descriptor would pin
+ * the module): children use raw open/ioctl/close.  The module image is
+ * $RL2_KO, by default where the harness puts it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/syscall.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+
+static const char *ko_path;
+
+static long delete_module(void)
+{
+	return syscall(SYS_delete_module, "robust_list2", O_NONBLOCK);
+}
+
+static int load_module(void)
+{
+	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
+	long ret;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	return ret ? -1 : 0;
+}
+
+static bool module_loaded(void)
+{
+	struct stat st;
+
+	return stat("/sys/module/robust_list2", &st) == 0;
+}
+
+static int setup(void **state)
+{
+	ko_path = getenv("RL2_KO") ?: "/lib/robust_list2/robust_list2.ko";
+	if (access(ko_path, R_OK) || !module_loaded()) {
+		fprintf(stderr, "# need the loaded module and its image at %s\n", ko_path);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	return module_loaded() || load_module() == 0 ? 0 : -1;
+}
+
+struct holder {
+	uint32_t ready;
+	uint32_t go;
+	struct robust_list_head head;
+	struct th_lock64 lock;
+};
+
+/* Register a slot through a descriptor that is closed right after. */
+static int child_register_then_close(void *p)
+{
+	struct holder *h = p;
+	struct robust_list2_set a = { .cmd = ROBUST_LIST2_CMD_SET_64 };
+	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return 1;
+	th_list64_init(&h->head, TH_OFF64);
+	h->lock.futex = th_gettid();
+	th_list64_add(&h->head, &h->lock, false);
+	a.head = (uintptr_t)&h->head;
+	if (ioctl(fd, ROBUST_LIST2_IOC_SET, &a))
+		return 2;
+	close(fd);
+	__atomic_store_n(&h->ready, 1, __ATOMIC_RELEASE);
+	th_futex_wake(&h->ready, 1, false);
+	for (int i = 0; i < 100 && !__atomic_load_n(&h->go, __ATOMIC_ACQUIRE); i++)
+		th_futex_wait(&h->go, 0, 100, false);
+	return 0;
+}
+
+static void test_unload_refused_while_a_slot_is_registered(void **state)
+{
+	struct holder *h = th_shared_alloc(4096, false);
+	pid_t pid = th_spawn_child(child_register_then_close, h);
+
+	for (int i = 0; i < 100 && !__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE); i++)
+		th_futex_wait(&h->ready, 0, 100, false);
+	assert_int_equal(1, h->ready);
+
+	/* no descriptor is open any more: only the registration pins us */
+	assert_int_equal(-1, delete_module());
+	assert_int_equal(EWOULDBLOCK, errno);
+	assert_true(module_loaded());
+
+	__atomic_store_n(&h->go, 1, __ATOMIC_RELEASE);
+	th_futex_wake(&h->go, 1, false);
+	assert_int_equal(0, th_wait_child(pid));
+	/* its exit walked the list (the module was still there to do it) */
+	assert_int_equal(FUTEX_OWNER_DIED, h->lock.futex);
+
+	/* and released the module */
+	assert_int_equal(0, delete_module());
+	assert_false(module_loaded());
+	assert_int_equal(0, load_module());
+	th_free(h, 4096);
+}
+
+static void test_unload_refused_while_device_open(void **state)
+{
+	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(-1, delete_module());
+	assert_int_equal(EWOULDBLOCK, errno);
+	close(fd);
+}
+
+static int child_expect_enosys(void *p)
+{
+	void *head = NULL;
+
+	if (set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0) != -1 || errno != ENOSYS)
+		return 1;
+	if (get_robust_list2(0, &head, 0, 0) != -1 || errno != ENOSYS)
+		return 2;
+	return 0;
+}
+
+static int child_expect_works(void *p)
+{
+	return set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0) == 8 ? 0 : 1;
+}
+
+static void test_enosys_without_module_then_reload(void **state)
+{
+	assert_int_equal(0, delete_module());
+	assert_int_equal(-1, access(ROBUST_LIST2_DEVICE, F_OK));
+	assert_int_equal(0, th_wait_child(th_spawn_child(child_expect_enosys, NULL)));
+	assert_int_equal(0, load_module());
+	assert_int_equal(0, access(ROBUST_LIST2_DEVICE, R_OK | W_OK));
+	assert_int_equal(0, th_wait_child(th_spawn_child(child_expect_works, NULL)));
+}
+
+/* Threads and processes that never touch the module, exiting in a loop. */
+static void *short_thread(void *p)
+{
+	return p;
+}
+
+static int churn(void *p)
+{
+	volatile uint32_t *stop = p;
+
+	while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
+		pthread_t t[4];
+		pid_t pid;
+
+		for (int i = 0; i < 4; i++)
+			if (pthread_create(&t[i], NULL, short_thread, NULL))
+				return 1;
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+	}
+	return 0;
+}
+
+static void test_unload_reload_while_threads_exit(void **state)
+{
+	uint32_t *stop = th_shared_alloc(4096, false);
+	pid_t churner = th_spawn_child(churn, stop);
+
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(0, delete_module());
+		assert_int_equal(0, load_module());
+	}
+	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
+	assert_int_equal(0, th_wait_child(churner));
+	th_free(stop, 4096);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unload_refused_while_device_open),
+		cmocka_unit_test(test_unload_refused_while_a_slot_is_registered),
+		cmocka_unit_test(test_enosys_without_module_then_reload),
+		cmocka_unit_test(test_unload_reload_while_threads_exit),
+	};
+
+	return cmocka_run_group_tests_name("unload", tests, setup, teardown);
+}
