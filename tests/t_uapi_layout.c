@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ioctl ABI of /dev/robust_list2 is frozen: every struct must have the
+ * same size and field offsets for 64-bit, 32-bit and x32 callers (the module
+ * uses compat_ptr_ioctl, so nothing translates them), and every command,
+ * ioctl number and type value is a number user space has compiled in.
+ *
+ * Each fact is written once in a table below and checked twice: by
+ * _Static_assert, so building this file with -m32 and -mx32 (-c only) fails
+ * on any ABI where the layout differs, and by cmocka at run time, so the
+ * host run reports real test cases.  A field list that sums to the struct
+ * size proves the header has no implicit padding.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <linux/ioctl.h>
+#include <linux/robust_list2.h>
+#include "robust_list2.h"
+
+#define FIELD_SIZE(type, field)	sizeof(((type *)0)->field)
+#define IS_SIGNED(type, field)	((__typeof__(((type *)0)->field))-1 < 1)
+
+/* X(type, field, offset, size, signed) for every field, in header order. */
+#define INFO_FIELDS(X)							\
+	X(struct robust_list2_info, abi_version,	0,  4, 0)	\
+	X(struct robust_list2_info, nr_slots,		4,  4, 0)	\
+	X(struct robust_list2_info, walk_limit,		8,  8, 0)	\
+	X(struct robust_list2_info, features,		16, 8, 0)	\
+	X(struct robust_list2_info, reserved[0],	24, 8, 0)	\
+	X(struct robust_list2_info, reserved[1],	32, 8, 0)	\
+	X(struct robust_list2_info, reserved[2],	40, 8, 0)	\
+	X(struct robust_list2_info, reserved[3],	48, 8, 0)	\
+	X(struct robust_list2_info, reserved[4],	56, 8, 0)
+
+#define SET_FIELDS(X)							\
+	X(struct robust_list2_set, head,		0,  8, 0)	\
+	X(struct robust_list2_set, index,		8,  4, 0)	\
+	X(struct robust_list2_set, cmd,			12, 4, 0)	\
+	X(struct robust_list2_set, flags,		16, 4, 0)	\
+	X(struct robust_list2_set, pad,			20, 4, 0)
+
+#define GET_FIELDS(X)							\
+	X(struct robust_list2_get, head_ptr,		0,  8, 0)	\
+	X(struct robust_list2_get, head,		8,  8, 0)	\
+	X(struct robust_list2_get, pid,			16, 4, 1)	\
+	X(struct robust_list2_get, index,		20, 4, 0)	\
+	X(struct robust_list2_get, flags,		24, 4, 0)	\
+	X(struct robust_list2_get, type,		28, 4, 0)
+
+/* The v6 32-bit list head, as the library header declares it. */
+#define HEAD32_FIELDS(X)						\
+	X(struct robust_list_head32, list.next,		0,  4, 0)	\
+	X(struct robust_list_head32, futex_offset,	4,  4, 1)	\
+	X(struct robust_list_head32, list_op_pending,	8,  4, 0)
+
+/* X(type, size) */
+#define STRUCTS(X)				\
+	X(struct robust_list2_info, 64)		\
+	X(struct robust_list2_set, 24)		\
+	X(struct robust_list2_get, 32)
+
+/* X(ioctl, nr, size, dir) */
+#define IOCTLS(X)							\
+	X(ROBUST_LIST2_IOC_INFO, 0x00, 64, _IOC_READ)			\
+	X(ROBUST_LIST2_IOC_SET,  0x01, 24, _IOC_WRITE)			\
+	X(ROBUST_LIST2_IOC_GET,  0x02, 32, _IOC_READ | _IOC_WRITE)
+
+/* X(name, value): every constant user space compiles in. */
+#define VALUES(X)							\
+	X(ROBUST_LIST2_IOC_TYPE,		0xBE)			\
+	X(ROBUST_LIST2_ABI_VERSION,		1)			\
+	X(ROBUST_LIST2_CMD_SET_64,		0)			\
+	X(ROBUST_LIST2_CMD_SET_32,		1)			\
+	X(ROBUST_LIST2_CMD_LIST_LIMIT,		2)			\
+	X(FUTEX_ROBUST_LIST_CMD_SET_64,		ROBUST_LIST2_CMD_SET_64) \
+	X(FUTEX_ROBUST_LIST_CMD_SET_32,		ROBUST_LIST2_CMD_SET_32) \
+	X(FUTEX_ROBUST_LIST_CMD_LIST_LIMIT,	ROBUST_LIST2_CMD_LIST_LIMIT) \
+	X(ROBUST_LIST2_TYPE_EMPTY,		0)			\
+	X(ROBUST_LIST2_TYPE_64,			1)			\
+	X(ROBUST_LIST2_TYPE_32,			2)			\
+	X(ROBUST_LIST2_F_LIST64,		1ULL << 0)		\
+	X(ROBUST_LIST2_F_LIST32,		1ULL << 1)		\
+	X(ROBUST_LIST2_F_CYCLE_SAFE,		1ULL << 2)		\
+	X(ROBUST_LIST2_F_PRIVATE_WAKE,		1ULL << 3)		\
+	X(ROBUST_LIST2_F_EXEC_WALK,		1ULL << 4)
+
+/*
+ * The full numbers as strace prints them, for the asm-generic encoding
+ * (x86, arm64, riscv, ...); other encodings are covered by the fields.
+ */
+#if _IOC_NRBITS == 8 && _IOC_TYPEBITS == 8 && _IOC_SIZEBITS == 14 && \
+	_IOC_WRITE == 1U && _IOC_READ == 2U
+#define NUMBERS(X)				\
+	X(ROBUST_LIST2_IOC_INFO, 0x8040BE00U)	\
+	X(ROBUST_LIST2_IOC_SET,  0x4018BE01U)	\
+	X(ROBUST_LIST2_IOC_GET,  0xC020BE02U)
+#else
+#define NUMBERS(X)
+#endif
+
+/* Compile time: fails the build (for every -m flag) on any drift. */
+#define STATIC_FIELD(t, f, off, sz, sgn)				\
+	_Static_assert(offsetof(t, f) == (off), #t "." #f " offset");	\
+	_Static_assert(FIELD_SIZE(t, f) == (sz), #t "." #f " size");	\
+	_Static_assert(IS_SIGNED(t, f) == (sgn), #t "." #f " signedness");
+#define SUM_FIELD(t, f, off, sz, sgn)	+ (sz)
+#define STATIC_STRUCT(t, sz)						\
+	_Static_assert(sizeof(t) == (sz), "sizeof(" #t ")");		\
+	_Static_assert(sizeof(t) % 8 == 0, "sizeof(" #t ") % 8");
+#define STATIC_IOCTL(ioc, nr, sz, dir)					\
+	_Static_assert(_IOC_TYPE(ioc) == 0xBE, #ioc " type");		\
+	_Static_assert(_IOC_NR(ioc) == (nr), #ioc " nr");		\
+	_Static_assert(_IOC_SIZE(ioc) == (sz), #ioc " size");		\
+	_Static_assert(_IOC_DIR(ioc) == (dir), #ioc " dir");
+#define STATIC_VALUE(name, val)						\
+	_Static_assert((name) == (val), #name);
+
+INFO_FIELDS(STATIC_FIELD)
+SET_FIELDS(STATIC_FIELD)
+GET_FIELDS(STATIC_FIELD)
+HEAD32_FIELDS(STATIC_FIELD)
+STRUCTS(STATIC_STRUCT)
+_Static_assert(sizeof(struct robust_list2_info) == 0 INFO_FIELDS(SUM_FIELD),
+	       "robust_list2_info has undeclared bytes");
+_Static_assert(sizeof(struct robust_list2_set) == 0 SET_FIELDS(SUM_FIELD),
+	       "robust_list2_set has undeclared bytes");
+_Static_assert(sizeof(struct robust_list2_get) == 0 GET_FIELDS(SUM_FIELD),
+	       "robust_list2_get has undeclared bytes");
+_Static_assert(sizeof(struct robust_list_head32) == 12,
+	       "sizeof(struct robust_list_head32)");
+IOCTLS(STATIC_IOCTL)
+VALUES(STATIC_VALUE)
+NUMBERS(STATIC_VALUE)
+
+/* Run time: the same tables, reported as test cases. */
+#define CHECK_FIELD(t, f, off, sz, sgn)					\
+	do {								\
+		assert_int_equal(off, offsetof(t, f));			\
+		assert_int_equal(sz, FIELD_SIZE(t, f));			\
+		assert_int_equal(sgn, IS_SIGNED(t, f));			\
+		total += sz;						\
+	} while (0);
+#define CHECK_STRUCT(t, sz)						\
+	do {								\
+		assert_int_equal(sz, sizeof(t));			\
+		assert_int_equal(0, sizeof(t) % 8);			\
+	} while (0);
+#define CHECK_IOCTL(ioc, nr, sz, dir)					\
+	do {								\
+		assert_int_equal(0xBE, _IOC_TYPE(ioc));			\
+		assert_int_equal(nr, _IOC_NR(ioc));			\
+		assert_int_equal(sz, _IOC_SIZE(ioc));			\
+		assert_int_equal(dir, _IOC_DIR(ioc));			\
+	} while (0);
+#define CHECK_VALUE(name, val)	assert_int_equal(val, name);
+
+static void test_struct_sizes(void **state)
+{
+	STRUCTS(CHECK_STRUCT)
+	assert_int_equal(12, sizeof(struct robust_list_head32));
+}
+
+static void test_info_layout(void **state)
+{
+	size_t total = 0;
+
+	INFO_FIELDS(CHECK_FIELD)
+	assert_int_equal(sizeof(struct robust_list2_info), total);
+}
+
+static void test_set_layout(void **state)
+{
+	size_t total = 0;
+
+	SET_FIELDS(CHECK_FIELD)
+	assert_int_equal(sizeof(struct robust_list2_set), total);
+}
+
+static void test_get_layout(void **state)
+{
+	size_t total = 0;
+
+	GET_FIELDS(CHECK_FIELD)
+	assert_int_equal(sizeof(struct robust_list2_get), total);
+}
+
+static void test_head32_layout(void **state)
+{
+	size_t total = 0;
+
+	HEAD32_FIELDS(CHECK_FIELD)
+	assert_int_equal(sizeof(struct robust_list_head32), total);
+}
+
+static void test_ioctl_numbers(void **state)
+{
+	IOCTLS(CHECK_IOCTL)
+	NUMBERS(CHECK_VALUE)
+}
+
+static void test_abi_values(void **state)
+{
+	VALUES(CHECK_VALUE)
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_struct_sizes),
+		cmocka_unit_test(test_info_layout),
+		cmocka_unit_test(test_set_layout),
+		cmocka_unit_test(test_get_layout),
+		cmocka_unit_test(test_head32_layout),
+		cmocka_unit_test(test_ioctl_numbers),
+		cmocka_unit_test(test_abi_values),
+	};
+
+	return cmocka_run_group_tests_name("uapi_layout", tests, NULL, NULL);
+}
