@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+# robust_list2: the user entry point.  kbuild never reads this file (it
+# reads Kbuild).  Every target honours KERNELRELEASE, KDIR, PREFIX,
+# DESTDIR and V=1; WERROR=1 turns warnings into errors (CI).
+VERSION       := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+KERNELRELEASE ?= $(shell uname -r)
+KDIR          ?= /lib/modules/$(KERNELRELEASE)/build
+PREFIX        ?= /usr/local
+KERNEL        ?=
+export V WERROR PREFIX DESTDIR
+
+ifeq ($(WERROR),1)
+KBUILD_WERROR := KCFLAGS=-Werror
+endif
+
+all: module lib tests
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_WERROR) modules
+
+lib:
+	$(MAKE) -C libshim
+
+tests: lib
+	$(MAKE) -C tests
+
+# Everything, on every kernel of the default matrix (scripts/kernels.conf).
+check: deps check-host check-vm
+
+deps:
+	scripts/deps
+
+# Host only, no VM: layouts for every ABI, the library against a mocked
+# seam, docs against the header, and the module built for each kernel.
+check-host: lib
+	$(MAKE) -C tests host
+	tests/t_uapi_layout
+	tests/t_shim_unit
+	tests/check-pahole.sh
+	scripts/check-docs
+	scripts/check-consistency
+	for k in $(or $(KERNEL),$(shell bash -c '. scripts/lib.sh && default_kernels')); do \
+		scripts/build-module $$k || exit 1; done
+
+# The cmocka suites inside QEMU: make check-vm [KERNEL="6.1 6.12"]
+check-vm: lib
+	$(MAKE) -C tests vm
+	scripts/check-vm $(KERNEL)
+
+install:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(KERNELRELEASE)
+
+install-lib: lib
+	$(MAKE) -C libshim install
+
+install-headers:
+	install -d $(DESTDIR)$(PREFIX)/include/linux
+	install -m 644 uapi/linux/robust_list2.h $(DESTDIR)$(PREFIX)/include/linux/
+	install -m 644 libshim/include/robust_list2.h $(DESTDIR)$(PREFIX)/include/
+
+DKMS_SRC := $(DESTDIR)/usr/src/robust_list2-$(VERSION)
+
+dkms-install:
+	install -d $(DKMS_SRC)
+	cp -r dkms.conf Kbuild Makefile module uapi $(DKMS_SRC)/
+	dkms add -m robust_list2 -v $(VERSION)
+	dkms build -m robust_list2 -v $(VERSION) -k $(KERNELRELEASE)
+	dkms install -m robust_list2 -v $(VERSION) -k $(KERNELRELEASE)
+
+dkms-uninstall:
+	-dkms remove robust_list2/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+style:
+	clang-format --dry-run --Werror module/*.c module/*.h || true
+	@if [ -x $(KDIR)/scripts/checkpatch.pl ]; then \
+		$(KDIR)/scripts/checkpatch.pl --no-tree -f module/*.c module/*.h; fi
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	$(MAKE) -C libshim clean
+	$(MAKE) -C tests clean
+	rm -rf build
+
+.PHONY: all module lib tests check deps check-host check-vm install install-lib \
+	install-headers dkms-install dkms-uninstall style clean

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Helpers sourced by scripts/* and tests/qemu/*: paths, the kernels.conf table,
+# logging.  Sourcing scripts already run with `set -euo pipefail`.
+
+RL2_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RL2_CACHE=${RL2_CACHE:-$HOME/.cache/robust_list2}	# downloads: never inside the repo
+RL2_BUILD=${RL2_BUILD:-$RL2_ROOT/build}			# per-kernel build output
+RL2_KERNELS=${RL2_KERNELS:-$RL2_ROOT/scripts/kernels.conf}
+RL2_PROG=${0##*/}
+
+msg() { printf '%s: %s\n' "$RL2_PROG" "$*" >&2; }
+die() { msg "$*"; exit 1; }
+
+# kernel_field ALIAS COLUMN: one field of ALIAS's row in kernels.conf.
+# COLUMN is release, image, headers, target or flags (flags may be empty).
+kernel_field() {
+	local alias=$1 col
+	case $2 in
+	release) col=2 ;; image) col=3 ;; headers) col=4 ;; target) col=5 ;; flags) col=6 ;;
+	*) die "kernel_field: unknown column '$2'" ;;
+	esac
+	awk -v a="$alias" -v c="$col" '!/^[[:space:]]*(#|$)/ && $1 == a { print $c; f = 1; exit }
+		END { exit !f }' "$RL2_KERNELS" ||
+		die "unknown kernel '$alias' (known: $(all_kernels | paste -sd ' '); see $RL2_KERNELS)"
+}
+
+all_kernels() { awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$RL2_KERNELS"; }
+
+# The default test matrix: every row not flagged "manual".
+default_kernels() {
+	awk '!/^[[:space:]]*(#|$)/ && $6 !~ /(^|,)manual(,|$)/ { print $1 }' "$RL2_KERNELS"
+}
+
+# qemu_accel VMLINUZ: print the QEMU accelerator to use, tcg or kvm.  QEMU_ACCEL
+# forces one.  Otherwise KVM only if a short KVM boot of VMLINUZ reaches /init: nested
+# KVM on our machines hangs right after decompression.  The verdict is cached per
+# host kernel release, so the (at most 20 s) probe runs once.
+qemu_accel() {
+	case ${QEMU_ACCEL:-} in
+	tcg | kvm) echo "$QEMU_ACCEL"; return 0 ;;
+	'') ;;
+	*) die "QEMU_ACCEL must be tcg or kvm, not '$QEMU_ACCEL'" ;;
+	esac
+	[[ -r /dev/kvm && -w /dev/kvm ]] || { echo tcg; return 0; }
+	local verdict tmp
+	verdict=$RL2_CACHE/kvm-probe/$(uname -r)
+	if [[ ! -s $verdict ]]; then
+		msg "probing KVM (once per host kernel, at most 20 s)"
+		tmp=$(mktemp -d)
+		mkdir -p "$tmp/cfg" "${verdict%/*}"
+		echo probe >"$tmp/cfg/mode"
+		"$RL2_ROOT/tests/qemu/mkinitramfs.sh" "$tmp/probe.cpio.gz" --dir "$tmp/cfg:/etc/rl2"
+		RL2_CONSOLE=null qemu_setup kvm "$1" "$tmp/probe.cpio.gz" "$tmp/out"
+		timeout -k 2 20 "${QEMU[@]}" </dev/null >/dev/null 2>&1 || true
+		if grep -q '^PROBE: ok' "$tmp/out" 2>/dev/null; then
+			echo kvm >"$verdict"
+		else
+			echo tcg >"$verdict"
+		fi
+		rm -rf "$tmp"
+		msg "KVM probe: using $(cat "$verdict") (verdict cached in $verdict)"
+	fi
+	cat "$verdict"
+}
+
+# qemu_setup ACCEL VMLINUZ INITRD RESULTFILE [KERNEL ARGS...]: set the array QEMU to
+# the command line of a test VM.  The console (ttyS0) is on stdio, or $RL2_CONSOLE; the
+# guest writes its verdict to ttyS1 = RESULTFILE.  panic=-1 with -no-reboot makes any
+# panic end QEMU, which exits 0 anyway: callers judge the run by RESULTFILE only.
+qemu_setup() {
+	local accel=$1 cpu=max
+	[[ $accel == kvm ]] && cpu=host
+	# -display none, not -nographic: with -nographic SeaBIOS also draws on the serial
+	# console (escape sequences and banners in front of the kernel's output).
+	QEMU=(qemu-system-x86_64 -nodefaults -display none -no-reboot -monitor none
+		-machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m "${QEMU_MEM:-1024M}"
+		-kernel "$2" -initrd "$3"
+		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=4 ${*:5} ${QEMU_APPEND:-}"
+		-serial "${RL2_CONSOLE:-stdio}" -serial file:"$4")
+}

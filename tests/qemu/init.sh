@@ -1,0 +1,205 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=dash
+# PID 1 of the robust_list2 test VM (busybox sh).  The host describes the job in
+# /etc/rl2/ (see tests/qemu/run.sh and scripts/vm-run):
+#   mode          suite | run | probe
+#   timeout       guest watchdog in seconds (0: none); the host has its own timeout
+#   testdir       suite: directory of the t_* binaries (their host path)
+#   test_timeout  suite: seconds per binary
+#   cwd, argv     run: working directory, and `set -- 'arg0' 'arg1' ...` to source
+# Verdicts go to /dev/ttyS1, which the host reads ("RESULT: ..." for suite;
+# "EXIT: n" [, "DIRTY: line"], "DONE" for run); diagnostics go to the console.
+# Nothing here may wait forever: every step has a timeout and a watchdog halts the VM.
+
+/bin/busybox mount -t proc proc /proc
+/bin/busybox --install -s	# applet links; files put in the image by the host win
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+# /tmp may hold files the host put there (vm-run from a directory under /tmp): only
+# an empty /tmp gets a tmpfs; the initramfs root is writable tmpfs anyway.
+if [ -z "$(ls -A /tmp)" ]; then mount -t tmpfs -o mode=1777 tmpfs /tmp; else chmod 1777 /tmp; fi
+mount -t devpts devpts /dev/pts
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+exec </dev/null >/dev/console 2>&1
+
+CFG=/etc/rl2
+export RL2_KO=/lib/robust_list2/robust_list2.ko	# for tests that reload the module
+DEV=/dev/robust_list2
+MARK="robust_list2-harness: start"
+BAD='BUG:|WARNING:|Oops|general protection|KASAN|list_del corruption|Objects remaining|leak|soft lockup|hung task|Call Trace'
+
+cfg() { cat "$CFG/$1" 2>/dev/null || echo "$2"; }
+to_host() { echo "$1" >/dev/ttyS1; }
+halt_vm() {
+	sync
+	poweroff -f
+	sleep 5
+	echo o >/proc/sysrq-trigger
+	sleep 60
+}
+
+mode=$(cfg mode suite)
+if [ "$mode" = probe ]; then
+	to_host "PROBE: ok"
+	halt_vm
+fi
+
+P=0 F=0 S=0
+quiet=
+[ "$mode" = run ] && quiet=1
+hpass() { P=$((P + 1)); [ -n "$quiet" ] || echo "ok - $*"; }
+hfail() { F=$((F + 1)); echo "not ok - $*"; }
+
+# Kernel log lines since our marker (all of them if the ring buffer lost it).
+dmesg_since() {
+	dmesg | awk -v m="$MARK" 'index($0, m) { n = 0; next } { l[n++] = $0 }
+		END { for (i = 0; i < n; i++) print l[i] }'
+}
+dmesg_bad() { dmesg_since | grep -E "$BAD"; }
+
+# Returns 1 if insmod failed, 2 if the device node is wrong.
+load_module() {
+	if ! out=$(timeout -s KILL 60 insmod "$RL2_KO" 2>&1); then
+		echo "$out"
+		hfail "insmod robust_list2.ko"
+		dmesg_since | tail -n 30
+		return 1
+	fi
+	hpass "insmod robust_list2.ko"
+	i=0
+	while [ ! -c "$DEV" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ -c "$DEV" ] && [ "$(stat -c %a "$DEV")" = 666 ]; then
+		hpass "$DEV is a character device with mode 0666"
+	else
+		hfail "$DEV is not a character device with mode 0666: $(ls -l "$DEV" 2>&1)"
+		return 2
+	fi
+}
+
+unload_module() {
+	i=0
+	until out=$(timeout -s KILL 60 rmmod robust_list2 2>&1); do
+		i=$((i + 1))
+		if [ $i -ge 10 ]; then	# still busy 5 s after the tests ended
+			echo "$out"
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
+# Run one test binary in its own session, so that a timeout also kills the children
+# it forked, mirror its TAP output to the console and add its counts to P/F/S.
+run_test() {
+	t=$1 name=${1##*/} tt=$(cfg test_timeout 120)
+	echo "# $name"
+	{
+		CMOCKA_MESSAGE_OUTPUT=TAP setsid timeout -s KILL "$tt" "$t" 2>&1 &
+		pid=$!
+		wait $pid
+		echo $? >/tmp/rc
+		kill -KILL -$pid 2>/dev/null
+	} | tee /tmp/out
+	rc=$(cat /tmp/rc)
+	# cmocka writes skipped cases as "not ok N # SKIP name"
+	sok=$(grep -Eic '^ok .*# *skip' /tmp/out)
+	snot=$(grep -Eic '^not ok .*# *skip' /tmp/out)
+	p=$(($(grep -c '^ok ' /tmp/out) - sok))
+	f=$(($(grep -c '^not ok ' /tmp/out) - snot))
+	s=$((sok + snot))
+	if [ "$rc" -ne 0 ] && [ $f -eq 0 ]; then
+		if [ "$rc" -eq 77 ] && [ $((p + s)) -eq 0 ]; then
+			echo "# $name: skipped (exit 77)"
+			s=1
+		else
+			echo "not ok - $name: exit status $rc and no failing case (crash, or killed after ${tt}s?)"
+			f=1
+		fi
+	elif [ "$rc" -eq 0 ] && [ $((p + f + s)) -eq 0 ]; then
+		echo "ok - $name (exit 0, no TAP output)"
+		p=1
+	fi
+	P=$((P + p)) F=$((F + f)) S=$((S + s))
+}
+
+check_dmesg() {
+	bad=$(dmesg_bad)
+	if [ -z "$bad" ]; then
+		hpass "kernel log clean"
+	else
+		echo "$bad"
+		hfail "kernel log has warnings or errors (above)"
+	fi
+}
+
+# The watchdog reports nothing to the host: a missing verdict is a failure there.
+budget=$(cfg timeout 0)
+if [ "$budget" -gt 0 ]; then
+	(
+		sleep "$budget"
+		echo "rl2-vm: watchdog: still running after ${budget}s; blocked tasks:"
+		echo w >/proc/sysrq-trigger
+		dmesg_since | tail -n 60
+		halt_vm
+	) &
+	watchdog=$!
+fi
+
+echo "$MARK" >/dev/kmsg
+
+case $mode in
+suite)
+	load_module
+	loaded=$?
+	if [ $loaded -eq 0 ]; then
+		testdir=$(cfg testdir /tests)
+		cd "$testdir" || hfail "cd $testdir"
+		for t in "$testdir"/t_*; do
+			if [ ! -f "$t" ] || [ ! -x "$t" ]; then continue; fi
+			case ${t##*/} in t_shim_unit*) continue ;; esac	# host-only
+			run_test "$t"
+		done
+		cd /
+	fi
+	if [ $loaded -ne 1 ]; then
+		if unload_module; then hpass "rmmod robust_list2"; else hfail "rmmod robust_list2"; fi
+	fi
+	check_dmesg
+	[ -z "${watchdog:-}" ] || kill "$watchdog" 2>/dev/null
+	line="RESULT: $P passed, $F failed, $S skipped"
+	echo "$line"
+	to_host "$line"
+	;;
+run)
+	if ! load_module; then
+		to_host "EXIT: 125"
+		to_host "DIRTY: robust_list2 did not load, or $DEV is wrong (command not run)"
+	elif ! { cwd=$(cfg cwd /) && mkdir -p "$cwd" && cd "$cwd"; }; then
+		to_host "DIRTY: cannot cd to $cwd (command not run)"
+	else
+		# shellcheck source=/dev/null
+		. "$CFG/argv"
+		("$@")	# a subshell: `exit` or `exec` in COMMAND must not end PID 1
+		to_host "EXIT: $?"
+		cd /
+		if [ -d /sys/module/robust_list2 ] && ! unload_module; then
+			to_host "DIRTY: rmmod robust_list2 failed"
+		fi
+		bad=$(dmesg_bad | head -n 1)
+		[ -z "$bad" ] || to_host "DIRTY: $bad"
+	fi
+	to_host "DONE"
+	;;
+*)
+	echo "rl2-vm: unknown mode '$mode'"
+	;;
+esac
+halt_vm

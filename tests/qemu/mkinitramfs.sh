@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the initramfs of the test VM: busybox-static, /init, robust_list2.ko, and
+# host programs at their host paths together with every shared object they load
+# (found with ldd), plus an ld.so.cache so libraries outside the loader's default
+# directories (/usr/local/lib, ...) resolve as they do on the host.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/lib.sh
+. "$here/../../scripts/lib.sh"
+
+usage() {
+	cat <<-EOT
+	usage: $RL2_PROG OUT.cpio.gz [--ko PATH] [--init PATH] [--add FILE]... [--dir HOSTDIR:GUESTDIR]...
+	  --ko PATH     module, installed as /lib/robust_list2/robust_list2.ko
+	  --init PATH   /init (default: $here/init.sh)
+	  --add FILE    FILE at the same absolute path, with its ldd closure
+	  --dir H:G     host directory H copied to G, with the ldd closure of its executables
+	EOT
+}
+
+out='' ko='' init=$here/init.sh adds=() dirs=()
+while (($#)); do
+	case $1 in
+	--ko) ko=${2:?--ko needs a path}; shift ;;
+	--init) init=${2:?--init needs a path}; shift ;;
+	--add) adds+=("${2:?--add needs a file}"); shift ;;
+	--dir) dirs+=("${2:?--dir needs HOSTDIR:GUESTDIR}"); shift ;;
+	-h | --help) usage; exit 0 ;;
+	-*) usage >&2; exit 2 ;;
+	*) [[ -z $out ]] || { usage >&2; exit 2; }; out=$1 ;;
+	esac
+	shift
+done
+[[ -n $out ]] || { usage >&2; exit 2; }
+busybox=${BUSYBOX:-/bin/busybox}
+[[ -x $busybox ]] || die "$busybox not found (apt-get install busybox-static, or run scripts/deps)"
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+declare -A libdirs=()
+
+# put PATH: copy host file PATH to the same path in the image.  A symlink (or a path
+# through a symlinked directory, as /lib on merged-/usr) becomes a symlink to the real
+# file, which is copied at its canonical path: every name a loader uses still resolves.
+put() {
+	local p=$1 real
+	[[ -e $stage$p || -L $stage$p ]] && return 0
+	real=$(readlink -f -- "$p")
+	mkdir -p "$(dirname "$stage$p")"
+	if [[ $real != "$p" ]]; then
+		put "$real"
+		ln -s "$real" "$stage$p"
+	else
+		cp -p -- "$p" "$stage$p"
+	fi
+}
+
+# The shared objects FILE loads, dynamic loader included; nothing for static
+# executables, scripts and data files.
+libs_of() {
+	local ldd
+	ldd=$(LC_ALL=C ldd -- "$1" 2>&1) || true
+	case $ldd in *"not a dynamic executable"* | *"statically linked"*) return 0 ;; esac
+	if [[ $ldd == *"=> not found"* ]]; then
+		die "$1 needs libraries ldd cannot find:$(awk '/=> not found/ { printf " %s", $1 }' <<<"$ldd")"
+	fi
+	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$ldd"
+}
+
+add_lib() {
+	put "$1"
+	libdirs[$(dirname "$1")]=1
+	libdirs[$(dirname "$(readlink -f "$1")")]=1
+}
+
+add_libs() {
+	local lib libs
+	libs=$(libs_of "$1")	# an assignment, so that a die in libs_of stops us
+	for lib in $libs; do
+		add_lib "$lib"
+		# glibc dlopen()s libgcc_s for pthread_exit() and pthread_cancel(); ldd
+		# cannot see that ("libgcc_s.so.1 must be installed for pthread_exit").
+		if [[ ${lib##*/} == libc.so.6 && -e ${lib%/*}/libgcc_s.so.1 ]]; then
+			add_lib "${lib%/*}/libgcc_s.so.1"
+		fi
+	done
+}
+
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,root,etc,lib/robust_list2}
+cp "$busybox" "$stage/bin/busybox"	# applet links: `busybox --install -s` in /init
+add_libs "$busybox"
+install -m 0755 "$init" "$stage/init"
+[[ -z $ko ]] || install -m 0644 "$ko" "$stage/lib/robust_list2/robust_list2.ko"
+
+for f in ${adds[@]+"${adds[@]}"}; do
+	f=$(realpath -s -- "$f")
+	[[ -f $f ]] || die "--add $f: no such file"
+	put "$f"
+	add_libs "$f"
+done
+
+for d in ${dirs[@]+"${dirs[@]}"}; do
+	h=${d%%:*} g=${d#*:}
+	[[ -d $h && $g == /* && $d == *:* ]] || die "--dir $d: want EXISTING_HOSTDIR:/ABSOLUTE/GUESTDIR"
+	mkdir -p "$stage$g"
+	cp -a -- "$h/." "$stage$g/"
+	while IFS= read -r -d '' f; do
+		add_libs "$f"
+	done < <(find "$h" -type f -perm -u+x -print0)
+done
+
+# Just enough of a user database for tests that look up root or nobody.
+[[ -e $stage/etc/passwd ]] ||
+	printf '%s\n' root:x:0:0:root:/root:/bin/sh nobody:x:65534:65534:nobody:/nonexistent:/bin/false \
+		>"$stage/etc/passwd"
+[[ -e $stage/etc/group ]] || printf '%s\n' root:x:0: nogroup:x:65534: >"$stage/etc/group"
+
+if ((${#libdirs[@]})); then
+	printf '%s\n' "${!libdirs[@]}" | sort >"$stage/etc/ld.so.conf"
+	PATH=$PATH:/usr/sbin:/sbin ldconfig -r "$stage" ||
+		msg "warning: ldconfig failed; libraries outside the default paths may not load"
+fi
+
+# Reproducible enough: sorted names, fixed owner and mtime, no gzip timestamp.
+find "$stage" -exec touch -h -d @0 {} +
+mkdir -p "$(dirname "$out")"
+(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc -R 0:0 --reproducible --quiet) | gzip -n -1 >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host side of the VM test suite on one kernel: fetch the kernel, build the module,
+# pack the t_* test binaries (already built) into an initramfs, boot it under QEMU and
+# judge the run only by the RESULT line the guest writes to its second serial port.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/lib.sh
+. "$here/../../scripts/lib.sh"
+
+usage() {
+	cat <<-EOT
+	usage: $RL2_PROG --kernel ALIAS [--timeout SEC]
+	  Boot kernel ALIAS (scripts/kernels.conf) with robust_list2.ko and run every
+	  executable tests/t_* (not t_shim_unit*) plus the files listed in tests/vm-files.
+	  Prints "ALIAS: P passed, F failed[, S skipped]"; exit 0 iff nothing failed.
+	  Output in build/ALIAS/: console.log, result.txt, summary, initramfs.cpio.gz.
+	environment:
+	  TIMEOUT=900          whole-VM timeout in seconds (--timeout)
+	  TEST_TIMEOUT=120     per test binary, in the guest
+	  QEMU_ACCEL=tcg|kvm   default: tcg unless a cached KVM probe passed
+	  QEMU_MEM=1024M, QEMU_APPEND="extra kernel args"
+	  RL2_TESTDIR=DIR      test binaries (default: tests/)
+	  RL2_KO, RL2_SRC, V, W, WERROR   see scripts/build-module
+	EOT
+}
+
+alias='' timeout=${TIMEOUT:-900}
+while (($#)); do
+	case $1 in
+	--kernel) alias=${2:?--kernel needs an alias}; shift ;;
+	--timeout) timeout=${2:?--timeout needs seconds}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+	shift
+done
+[[ -n $alias ]] || { usage >&2; exit 2; }
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds, not '$timeout'"
+rel=$(kernel_field "$alias" release)
+out=$RL2_BUILD/$alias
+mkdir -p "$out"
+rm -f "$out/summary" "$out/result.txt"
+
+# report P F S [NOTE]: the one summary line, also kept for scripts/check-vm.
+report() {
+	local line="$alias: $1 passed, $2 failed"
+	(($3 == 0)) || line+=", $3 skipped"
+	[[ -z ${4:-} ]] || line+=" ($4)"
+	echo "$line" | tee "$out/summary"
+}
+early_fail() { report 0 1 0 "$1"; exit 1; }
+
+vmlinuz=$("$RL2_ROOT/scripts/fetch-kernel" --print-vmlinuz "$alias") || early_fail "no kernel image"
+"$RL2_ROOT/scripts/build-module" "$alias" || early_fail "module build failed"
+
+testdir=$(realpath -- "${RL2_TESTDIR:-$RL2_ROOT/tests}")
+files=()
+for t in "$testdir"/t_*; do
+	[[ -f $t && -x $t ]] || continue
+	[[ ${t##*/} == t_shim_unit* ]] || files+=(--add "$t")
+done
+((${#files[@]})) || msg "warning: no test binaries in $testdir (make tests?): harness steps only"
+# Helper programs or data the tests need, one path per line, relative to $testdir.
+if [[ -f $testdir/vm-files ]]; then
+	while read -r f; do
+		[[ -z $f || $f == \#* ]] && continue
+		[[ $f == /* ]] || f=$testdir/$f
+		if [[ -d $f ]]; then files+=(--dir "$f:$f"); else files+=(--add "$f"); fi
+	done <"$testdir/vm-files"
+fi
+
+# The guest runs the tests from their host path, so rpaths and relative helper
+# paths work unchanged.  Its watchdog fires 30 s before our timeout.
+cfg=$out/etc-rl2
+rm -rf "$cfg" && mkdir -p "$cfg"
+echo suite >"$cfg/mode"
+echo "$testdir" >"$cfg/testdir"
+echo "${TEST_TIMEOUT:-120}" >"$cfg/test_timeout"
+echo $((timeout > 60 ? timeout - 30 : 0)) >"$cfg/timeout"
+"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz" --ko "$out/robust_list2.ko" \
+	--dir "$cfg:/etc/rl2" ${files[@]+"${files[@]}"} || early_fail "initramfs build failed"
+
+accel=$(qemu_accel "$vmlinuz")
+qemu_setup "$accel" "$vmlinuz" "$out/initramfs.cpio.gz" "$out/result.txt"
+msg "booting $rel ($accel, timeout ${timeout}s)"
+start=${EPOCHREALTIME/[.,]/}
+timeout --foreground -k 10 "$timeout" "${QEMU[@]}" </dev/null 2>&1 | sed -u 's/\r$//' | tee "$out/console.log" || true
+ms=$(((${EPOCHREALTIME/[.,]/} - start) / 1000))
+msg "$alias: VM ran for $((ms / 1000)).$(printf %03d $((ms % 1000))) s"
+
+re='^RESULT: ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?'
+line=$(tr -d '\r' 2>/dev/null <"$out/result.txt" | grep -E "$re" | tail -n 1) || true
+if [[ ! $line =~ $re ]]; then
+	echo "RESULT: 0 passed, 1 failed (no result from guest: panic/timeout; see $out/console.log)"
+	early_fail "no result from guest"
+fi
+passed=${BASH_REMATCH[1]} failed=${BASH_REMATCH[2]} skipped=${BASH_REMATCH[4]:-0}
+report "$passed" "$failed" "$skipped"
+((failed == 0))
