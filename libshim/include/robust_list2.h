@@ -57,7 +57,7 @@ long set_robust_list2(struct robust_list_head *head, unsigned int index,
 long get_robust_list2(int pid, void **head_ptr, unsigned int index,
 		      unsigned int flags);
 
-/* The library's version string, e.g. "0.1.0". */
+/* The library's version string (PACKAGE_VERSION of dkms.conf). */
 const char *robust_list2_version(void);
 
 /* The device descriptor (opened on demand), or -1 with errno set. */
