@@ -26,10 +26,6 @@
 #error "robust_list2 needs CONFIG_DYNAMIC_FTRACE_WITH_REGS or _WITH_ARGS"
 #endif
 
-#ifndef CONFIG_KPROBES
-#error "robust_list2 needs CONFIG_KPROBES (to resolve unexported symbols)"
-#endif
-
 #ifndef CONFIG_FUTEX
 #error "robust_list2 needs CONFIG_FUTEX"
 #endif
@@ -69,5 +65,21 @@
 # define rl2_ftrace_set_ip(fregs, ip) \
 	instruction_pointer_set(ftrace_get_regs(fregs), ip)
 #endif
+
+/*
+ * The filter hash of an ftrace_ops, as kernel/trace/trace.h defines it
+ * (unchanged from v4.x to v7.x).  ftrace_set_filter() resolves a function
+ * name to its fentry site and stores it here; reading it back is how we
+ * learn addresses without kprobes or kallsyms_lookup_name().  The reader
+ * (rl2_fentry_of()) checks the result with sprint_symbol(), so a layout
+ * change makes the module refuse to load, never misbehave.
+ */
+struct rl2_ftrace_hash {
+	unsigned long size_bits;
+	struct hlist_head *buckets;
+	unsigned long count;
+	unsigned long flags;
+	struct rcu_head rcu;
+};
 
 #endif /* _RL2_COMPAT_H */

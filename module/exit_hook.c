@@ -34,8 +34,9 @@
  * check RET targets.  The only indirect calls involved are ftrace calling
  * our callbacks and the RCU/kernel calling our functions, all module
  * functions whose address is taken and which therefore keep their ENDBR.
- * Kernel addresses are resolved with a kprobe that is registered and
- * immediately unregistered; kallsyms_lookup_name() is never called.
+ * Kernel addresses are read back from ftrace's own filter (set by name,
+ * never registered), which patches no kernel text: no kprobe is placed on
+ * these hot functions, and no kallsyms lookup function is ever called.
  *
  * Unload.  Each registration pins the module; the exit/exec wrappers run
  * under a module reference taken in the ftrace callback.  So rmmod can
@@ -46,7 +47,8 @@
  * removes the stubs' redirects.
  */
 #include <linux/module.h>
-#include <linux/kprobes.h>
+#include <linux/kallsyms.h>
+#include <linux/slab.h>
 #include <linux/ftrace.h>
 #include <linux/sched.h>
 #include <linux/rcupdate.h>
@@ -67,7 +69,6 @@ struct rl2_hook {
 	struct ftrace_ops ops;		/* on the kernel function */
 	char sym[RL2_SYM_LEN];
 	unsigned long wrapper;		/* entered instead of @sym */
-	struct rl2_redirect *resume;	/* stub that continues into @sym */
 };
 
 #define RL2_OPS_FLAGS	(FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT | \
@@ -116,16 +117,21 @@ static struct rl2_redirect rl2_ptrace_may_access = { .what = "ptrace_may_access"
 static struct rl2_redirect rl2_exit_resume = { .what = "futex_exit_release body" };
 static struct rl2_redirect rl2_exec_resume = { .what = "futex_exec_release body" };
 
+/*
+ * Where each stub continues: the kernel function's fentry site (entering
+ * there runs the whole function), or for the release bodies the
+ * instruction right after it (so our own hook is not entered twice).
+ */
 static struct {
 	struct rl2_redirect *r;
 	void *stub;
-	const char *sym;	/* kernel function to resolve, or NULL */
+	const char *sym;
+	unsigned int skip;
 } rl2_redirects[] = {
-	{ &rl2_do_futex, rl2_kcall_do_futex, "do_futex" },
-	{ &rl2_ptrace_may_access, rl2_kcall_ptrace_may_access, "ptrace_may_access" },
-	/* targets learned from the hook's ip, see rl2_hook_cb() */
-	{ &rl2_exit_resume, rl2_kcall_futex_exit_release, NULL },
-	{ &rl2_exec_resume, rl2_kcall_futex_exec_release, NULL },
+	{ &rl2_do_futex, rl2_kcall_do_futex, "do_futex", 0 },
+	{ &rl2_ptrace_may_access, rl2_kcall_ptrace_may_access, "ptrace_may_access", 0 },
+	{ &rl2_exit_resume, rl2_kcall_futex_exit_release, "futex_exit_release", MCOUNT_INSN_SIZE },
+	{ &rl2_exec_resume, rl2_kcall_futex_exec_release, "futex_exec_release", MCOUNT_INSN_SIZE },
 };
 
 /*
@@ -171,8 +177,6 @@ static void notrace rl2_hook_cb(unsigned long ip, unsigned long parent_ip,
 		return;
 	if (!try_module_get(THIS_MODULE))
 		return;
-	/* The original body starts right after the fentry call at @ip. */
-	WRITE_ONCE(h->resume->target, ip + MCOUNT_INSN_SIZE);
 	rl2_ftrace_set_ip(fregs, h->wrapper);
 }
 
@@ -180,35 +184,63 @@ static struct rl2_hook rl2_hooks[] = {
 	{
 		.sym = "futex_exit_release",
 		.wrapper = (unsigned long)rl2_exit_release,
-		.resume = &rl2_exit_resume,
 	},
 	{
 		.sym = "futex_exec_release",
 		.wrapper = (unsigned long)rl2_exec_release,
-		.resume = &rl2_exec_resume,
 	},
 };
 
 /*
- * The address where a kprobe on @sym would sit: the function's fentry
- * site (after the ENDBR slot on IBT kernels).  Entering there by RET runs
- * the whole function.
+ * Filter only, never registered.  ftrace_free_filter() leaves the hash
+ * pointers dangling, so the ops is zeroed before every use.
  */
-static unsigned long rl2_resolve(const char *sym)
+static struct ftrace_ops rl2_probe_ops;
+
+/*
+ * The fentry site of kernel function @sym: ftrace_set_filter() looks the
+ * name up among ftrace locations, and the one entry of the filter hash is
+ * its address.  sprint_symbol() must then name @sym at offset 0 or 4 (after
+ * the ENDBR slot on IBT kernels), or we refuse to use it.
+ */
+static unsigned long rl2_fentry_of(const char *sym)
 {
-	struct kprobe kp = { .symbol_name = sym };
-	unsigned long addr;
+	struct rl2_ftrace_hash *hash;
+	struct ftrace_func_entry *entry;
+	unsigned long ip = 0, i;
+	char name[RL2_SYM_LEN], *buf;
 	int ret;
 
-	ret = register_kprobe(&kp);
-	if (ret < 0) {
-		pr_err("cannot resolve %s (register_kprobe: %d); this kernel is not supported\n",
+	strscpy(name, sym, sizeof(name));
+	memset(&rl2_probe_ops, 0, sizeof(rl2_probe_ops));
+	ret = ftrace_set_filter(&rl2_probe_ops, name, strlen(name), 1);
+	if (ret) {
+		pr_err("%s is not a traceable function on this kernel (%d); not supported\n",
 		       sym, ret);
 		return 0;
 	}
-	addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-	return addr;
+	hash = (struct rl2_ftrace_hash *)rl2_probe_ops.func_hash->filter_hash;
+	if (hash && hash->count == 1 && hash->size_bits < 16) {
+		for (i = 0; i < (1UL << hash->size_bits) && !ip; i++)
+			hlist_for_each_entry(entry, &hash->buckets[i], hlist)
+				ip = entry->ip;
+	}
+	ftrace_free_filter(&rl2_probe_ops);
+
+	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	if (!buf)
+		return 0;
+	if (ip)
+		sprint_symbol(buf, ip);
+	if (!ip || strncmp(buf, sym, strlen(sym)) ||
+	    (strncmp(buf + strlen(sym), "+0x0/", 5) &&
+	     strncmp(buf + strlen(sym), "+0x4/", 5))) {
+		pr_err("cannot locate %s through ftrace (got %s); not supported\n",
+		       sym, ip ? buf : "nothing");
+		ip = 0;
+	}
+	kfree(buf);
+	return ip;
 }
 
 static int rl2_redirect_register(struct rl2_redirect *r, void *stub)
@@ -279,11 +311,11 @@ int rl2_hooks_init(void)
 	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++) {
-		if (!rl2_redirects[i].sym)
-			continue;
-		rl2_redirects[i].r->target = rl2_resolve(rl2_redirects[i].sym);
-		if (!rl2_redirects[i].r->target)
+		unsigned long ip = rl2_fentry_of(rl2_redirects[i].sym);
+
+		if (!ip)
 			return -ENOENT;
+		rl2_redirects[i].r->target = ip + rl2_redirects[i].skip;
 	}
 
 	for (; nr_redirects < ARRAY_SIZE(rl2_redirects); nr_redirects++) {

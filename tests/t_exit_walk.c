@@ -40,6 +40,7 @@ enum death {
 	D_EXIT_GROUP_SIBLING,	/* a sibling thread calls exit_group() */
 	D_EXEC_SIBLING,		/* a sibling thread calls execve() */
 	D_EXEC_SELF,		/* the owner itself execs: walk, then empty slots */
+	D_EXEC_NONLEADER,	/* the owner is a non-leader thread that execs */
 };
 
 struct cfg {
@@ -152,6 +153,18 @@ static void *owner_thread(void *p)
 		wait_go(s);
 		pthread_exit(NULL);
 	}
+	if (s->cfg.death == D_EXEC_NONLEADER) {
+		char *argv[] = { "t_exit_walk", "--check-empty", NULL };
+
+		/*
+		 * de_thread() gives us the leader's TID before our exec walk
+		 * runs; our locks carry the TID we had when we took them.
+		 */
+		wait_go(s);
+		execv(self_exe, argv);
+		s->err = 42;
+		return NULL;
+	}
 	park();			/* killed by the sibling's exit_group() */
 	s->err = 40;
 	return NULL;
@@ -187,6 +200,11 @@ static int child_main(void *p)
 			return 2;
 		wait_go(s);
 		syscall(SYS_exit_group, 0);
+		return 3;
+	case D_EXEC_NONLEADER:
+		if (pthread_create(&t, NULL, owner_thread, s))
+			return 2;
+		park();		/* killed by de_thread() */
 		return 3;
 	default:
 		break;
@@ -356,6 +374,11 @@ static void test_exec_walks_and_empties_slots(void **state)
 {
 	/* the exec'd image exits 0 only if every slot reads empty */
 	run_death(DEATH(D_EXEC_SELF), 0);
+}
+
+static void test_exec_by_nonleader_owner_recovers_its_locks(void **state)
+{
+	run_death(DEATH(D_EXEC_NONLEADER), 0);
 }
 
 static void test_all_8_slots_64(void **state)
@@ -655,6 +678,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_death_by_sibling_exit_group),
 		cmocka_unit_test(test_death_by_sibling_exec),
 		cmocka_unit_test(test_exec_walks_and_empties_slots),
+		cmocka_unit_test(test_exec_by_nonleader_owner_recovers_its_locks),
 		cmocka_unit_test(test_all_8_slots_64),
 		cmocka_unit_test(test_all_8_slots_32),
 		cmocka_unit_test(test_all_8_slots_mixed_sigkill),
