@@ -138,6 +138,11 @@ int robust_list2_info(struct robust_list2_info *info)
 	return (int)rl2__ret(rl2__call(ROBUST_LIST2_IOC_INFO, info));
 }
 
+int robust_list2_stats(struct robust_list2_stats *st)
+{
+	return (int)rl2__ret(rl2__call(ROBUST_LIST2_IOC_STATS, st));
+}
+
 int robust_list2_fd(void)
 {
 	return (int)rl2__ret(rl2__device());

@@ -67,6 +67,24 @@ static long rl2_ioctl_info(void __user *uarg)
 	return 0;
 }
 
+static long rl2_ioctl_stats(void __user *uarg)
+{
+	struct robust_list2_stats st = {
+		.tasks = rl2_registry_count(),
+		.walks = atomic64_read(&rl2_stats.walks),
+		.entries = atomic64_read(&rl2_stats.entries),
+		.recovered = atomic64_read(&rl2_stats.recovered),
+		.woken = atomic64_read(&rl2_stats.woken),
+		.cycles = atomic64_read(&rl2_stats.cycles),
+		.limited = atomic64_read(&rl2_stats.limited),
+		.faults = atomic64_read(&rl2_stats.faults),
+	};
+
+	if (copy_to_user(uarg, &st, sizeof(st)))
+		return -EFAULT;
+	return 0;
+}
+
 static long rl2_ioctl_set(void __user *uarg)
 {
 	struct robust_list2_set a;
@@ -192,6 +210,8 @@ static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return rl2_ioctl_set(uarg);
 	case ROBUST_LIST2_IOC_GET:
 		return rl2_ioctl_get(uarg);
+	case ROBUST_LIST2_IOC_STATS:
+		return rl2_ioctl_stats(uarg);
 	}
 	return -ENOIOCTLCMD;
 }

@@ -48,6 +48,28 @@ static struct edge *edge_new(void)
 	return e;
 }
 
+/* The module's counters moved by exactly what one case did. */
+static struct robust_list2_stats before;
+
+static void stats_start(void)
+{
+	assert_int_equal(0, robust_list2_stats(&before));
+}
+
+static struct robust_list2_stats stats_delta(void)
+{
+	struct robust_list2_stats now, d;
+
+	assert_int_equal(0, robust_list2_stats(&now));
+	d.walks = now.walks - before.walks;
+	d.entries = now.entries - before.entries;
+	d.recovered = now.recovered - before.recovered;
+	d.cycles = now.cycles - before.cycles;
+	d.limited = now.limited - before.limited;
+	d.faults = now.faults - before.faults;
+	return d;
+}
+
 static int (*edge_build)(struct edge *e);
 
 static int edge_child(void *p)
@@ -127,9 +149,17 @@ static int build_self_loop(struct edge *e)
 static void test_cycle_self_loop(void **state)
 {
 	struct edge *e = edge_new();
+	struct robust_list2_stats d;
 
+	stats_start();
 	edge_run(e, build_self_loop);
+	d = stats_delta();
 	assert_int_equal(1, count_dead64(e, 0, 1));
+	/* ended by the cycle check after two visits, not by walk_limit */
+	assert_int_equal(1, d.cycles);
+	assert_int_equal(0, d.limited);
+	assert_true(d.entries <= 3);
+	assert_int_equal(1, d.recovered);
 	th_free(e, REGION);
 }
 
@@ -162,9 +192,16 @@ static int build_loop_to_first(struct edge *e)
 static void test_cycle_to_first_entry(void **state)
 {
 	struct edge *e = edge_new();
+	struct robust_list2_stats d;
 
+	stats_start();
 	edge_run(e, build_loop_to_first);
+	d = stats_delta();
 	assert_int_equal(1000, count_dead64(e, 0, 1000));
+	/* Brent: detected within mu + 2 * lambda steps, linear in the list */
+	assert_int_equal(1, d.cycles);
+	assert_true(d.entries >= 1000 && d.entries <= 3000);
+	assert_int_equal(1000, d.recovered);
 	th_free(e, REGION);
 }
 
@@ -206,9 +243,15 @@ static int build_long_legacy(struct edge *e)
 static void test_long_list_beyond_legacy_cap(void **state)
 {
 	struct edge *e = edge_new();
+	struct robust_list2_stats d;
 
+	stats_start();
 	edge_run(e, build_long);
+	d = stats_delta();
 	assert_int_equal(LONG_LIST, count_dead64(e, 0, LONG_LIST));
+	assert_int_equal(LONG_LIST, d.entries);
+	assert_int_equal(LONG_LIST, d.recovered);
+	assert_int_equal(0, d.cycles + d.limited + d.faults);
 
 	/* the kernel's own list stops at ROBUST_LIST_LIMIT; ours did not */
 	memset(e->l64, 0, LONG_LIST * sizeof(*e->l64));

@@ -51,6 +51,24 @@
 	X(struct robust_list2_get, flags,		24, 4, 0)	\
 	X(struct robust_list2_get, type,		28, 4, 0)
 
+#define STATS_FIELDS(X)						\
+	X(struct robust_list2_stats, tasks,		0,   8, 0)	\
+	X(struct robust_list2_stats, walks,		8,   8, 0)	\
+	X(struct robust_list2_stats, entries,		16,  8, 0)	\
+	X(struct robust_list2_stats, recovered,		24,  8, 0)	\
+	X(struct robust_list2_stats, woken,		32,  8, 0)	\
+	X(struct robust_list2_stats, cycles,		40,  8, 0)	\
+	X(struct robust_list2_stats, limited,		48,  8, 0)	\
+	X(struct robust_list2_stats, faults,		56,  8, 0)	\
+	X(struct robust_list2_stats, reserved[0],	64,  8, 0)	\
+	X(struct robust_list2_stats, reserved[1],	72,  8, 0)	\
+	X(struct robust_list2_stats, reserved[2],	80,  8, 0)	\
+	X(struct robust_list2_stats, reserved[3],	88,  8, 0)	\
+	X(struct robust_list2_stats, reserved[4],	96,  8, 0)	\
+	X(struct robust_list2_stats, reserved[5],	104,  8, 0)	\
+	X(struct robust_list2_stats, reserved[6],	112,  8, 0)	\
+	X(struct robust_list2_stats, reserved[7],	120,  8, 0)
+
 /* The v6 32-bit list head, as the library header declares it. */
 #define HEAD32_FIELDS(X)						\
 	X(struct robust_list_head32, list.next,		0,  4, 0)	\
@@ -61,13 +79,15 @@
 #define STRUCTS(X)				\
 	X(struct robust_list2_info, 64)		\
 	X(struct robust_list2_set, 24)		\
-	X(struct robust_list2_get, 32)
+	X(struct robust_list2_get, 32)		\
+	X(struct robust_list2_stats, 128)
 
 /* X(ioctl, nr, size, dir) */
 #define IOCTLS(X)							\
 	X(ROBUST_LIST2_IOC_INFO, 0x00, 64, _IOC_READ)			\
 	X(ROBUST_LIST2_IOC_SET,  0x01, 24, _IOC_WRITE)			\
-	X(ROBUST_LIST2_IOC_GET,  0x02, 32, _IOC_READ | _IOC_WRITE)
+	X(ROBUST_LIST2_IOC_GET,  0x02, 32, _IOC_READ | _IOC_WRITE)	\
+	X(ROBUST_LIST2_IOC_STATS, 0x03, 128, _IOC_READ)
 
 /* X(name, value): every constant user space compiles in. */
 #define VALUES(X)							\
@@ -97,7 +117,8 @@
 #define NUMBERS(X)				\
 	X(ROBUST_LIST2_IOC_INFO, 0x8040BE00U)	\
 	X(ROBUST_LIST2_IOC_SET,  0x4018BE01U)	\
-	X(ROBUST_LIST2_IOC_GET,  0xC020BE02U)
+	X(ROBUST_LIST2_IOC_GET,  0xC020BE02U)	\
+	X(ROBUST_LIST2_IOC_STATS, 0x8080BE03U)
 #else
 #define NUMBERS(X)
 #endif
@@ -122,6 +143,7 @@
 INFO_FIELDS(STATIC_FIELD)
 SET_FIELDS(STATIC_FIELD)
 GET_FIELDS(STATIC_FIELD)
+STATS_FIELDS(STATIC_FIELD)
 HEAD32_FIELDS(STATIC_FIELD)
 STRUCTS(STATIC_STRUCT)
 _Static_assert(sizeof(struct robust_list2_info) == 0 INFO_FIELDS(SUM_FIELD),
@@ -130,6 +152,8 @@ _Static_assert(sizeof(struct robust_list2_set) == 0 SET_FIELDS(SUM_FIELD),
 	       "robust_list2_set has undeclared bytes");
 _Static_assert(sizeof(struct robust_list2_get) == 0 GET_FIELDS(SUM_FIELD),
 	       "robust_list2_get has undeclared bytes");
+_Static_assert(sizeof(struct robust_list2_stats) == 0 STATS_FIELDS(SUM_FIELD),
+	       "robust_list2_stats has undeclared bytes");
 _Static_assert(sizeof(struct robust_list_head32) == 12,
 	       "sizeof(struct robust_list_head32)");
 IOCTLS(STATIC_IOCTL)
@@ -188,6 +212,14 @@ static void test_get_layout(void **state)
 	assert_int_equal(sizeof(struct robust_list2_get), total);
 }
 
+static void test_stats_layout(void **state)
+{
+	size_t total = 0;
+
+	STATS_FIELDS(CHECK_FIELD)
+	assert_int_equal(sizeof(struct robust_list2_stats), total);
+}
+
 static void test_head32_layout(void **state)
 {
 	size_t total = 0;
@@ -214,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_info_layout),
 		cmocka_unit_test(test_set_layout),
 		cmocka_unit_test(test_get_layout),
+		cmocka_unit_test(test_stats_layout),
 		cmocka_unit_test(test_head32_layout),
 		cmocka_unit_test(test_ioctl_numbers),
 		cmocka_unit_test(test_abi_values),

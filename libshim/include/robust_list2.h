@@ -66,6 +66,9 @@ int robust_list2_fd(void);
 /* Fill @info from the module (ROBUST_LIST2_IOC_INFO). */
 int robust_list2_info(struct robust_list2_info *info);
 
+/* Fill @st with the module's counters (ROBUST_LIST2_IOC_STATS). */
+int robust_list2_stats(struct robust_list2_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,10 @@
  * ROBUST_LIST2_IOC_INFO   (out)  struct robust_list2_info
  *	What this module offers.  EFAULT: bad pointer.
  *
+ * ROBUST_LIST2_IOC_STATS  (out)  struct robust_list2_stats
+ *	Module-wide counters since load (for status tools and tests).
+ *	EFAULT: bad pointer.
+ *
  * ROBUST_LIST2_IOC_SET    (in)   struct robust_list2_set
  *	set_robust_list2(head, index, cmd, flags) for the calling thread.
  *	Returns 0, or the number of slots for ROBUST_LIST2_CMD_LIST_LIMIT.
@@ -99,10 +103,23 @@ struct robust_list2_get {
 	__u32 type;		/* out: ROBUST_LIST2_TYPE_* */
 };
 
+struct robust_list2_stats {
+	__u64 tasks;		/* out: threads with at least one slot in use */
+	__u64 walks;		/* out: lists walked at exit or exec */
+	__u64 entries;		/* out: list entries visited */
+	__u64 recovered;	/* out: futex words marked FUTEX_OWNER_DIED */
+	__u64 woken;		/* out: waiters woken by the walks */
+	__u64 cycles;		/* out: walks ended by cycle detection */
+	__u64 limited;		/* out: walks ended by walk_limit */
+	__u64 faults;		/* out: walks ended by a fault or bad pointer */
+	__u64 reserved[8];	/* out: zero */
+};
+
 #define ROBUST_LIST2_IOC_TYPE	0xBE
 
 #define ROBUST_LIST2_IOC_INFO	_IOR (ROBUST_LIST2_IOC_TYPE, 0x00, struct robust_list2_info)
 #define ROBUST_LIST2_IOC_SET	_IOW (ROBUST_LIST2_IOC_TYPE, 0x01, struct robust_list2_set)
 #define ROBUST_LIST2_IOC_GET	_IOWR(ROBUST_LIST2_IOC_TYPE, 0x02, struct robust_list2_get)
+#define ROBUST_LIST2_IOC_STATS	_IOR (ROBUST_LIST2_IOC_TYPE, 0x03, struct robust_list2_stats)
 
 #endif /* _UAPI_LINUX_ROBUST_LIST2_H */
