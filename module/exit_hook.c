@@ -112,10 +112,10 @@ static void notrace rl2_redirect_cb(unsigned long ip, unsigned long parent_ip,
 		rl2_ftrace_set_ip(fregs, target);
 }
 
-static struct rl2_redirect rl2_do_futex = { .what = "do_futex" };
-static struct rl2_redirect rl2_ptrace_may_access = { .what = "ptrace_may_access" };
-static struct rl2_redirect rl2_exit_resume = { .what = "futex_exit_release body" };
-static struct rl2_redirect rl2_exec_resume = { .what = "futex_exec_release body" };
+static struct rl2_redirect rl2_do_futex = { .what = "the do_futex stub" };
+static struct rl2_redirect rl2_ptrace_may_access = { .what = "the ptrace_may_access stub" };
+static struct rl2_redirect rl2_exit_resume = { .what = "the futex_exit_release stub" };
+static struct rl2_redirect rl2_exec_resume = { .what = "the futex_exec_release stub" };
 
 /*
  * Where each stub continues: the kernel function's fentry site (entering
@@ -243,6 +243,16 @@ static unsigned long rl2_fentry_of(const char *sym)
 	return ip;
 }
 
+/* One line that says why an IPMODIFY ops could not be registered. */
+static void rl2_ftrace_err(const char *what, int ret)
+{
+	if (ret == -EBUSY)
+		pr_err("cannot hook %s: ftrace is disabled (sysctl kernel.ftrace_enabled=0) or another ftrace user modifies it (a livepatch?)\n",
+		       what);
+	else
+		pr_err("cannot hook %s through ftrace: %d\n", what, ret);
+}
+
 static int rl2_redirect_register(struct rl2_redirect *r, void *stub)
 {
 	int ret;
@@ -254,8 +264,7 @@ static int rl2_redirect_register(struct rl2_redirect *r, void *stub)
 		ret = register_ftrace_function(&r->ops);
 	if (ret) {
 		ftrace_free_filter(&r->ops);
-		pr_err("cannot redirect the stub for %s through ftrace: %d\n",
-		       r->what, ret);
+		rl2_ftrace_err(r->what, ret);
 	}
 	return ret;
 }
@@ -273,24 +282,12 @@ static int rl2_hook_register(struct rl2_hook *h)
 	h->ops.func = rl2_hook_cb;
 	h->ops.flags = RL2_OPS_FLAGS;
 	ret = ftrace_set_filter(&h->ops, h->sym, strlen(h->sym), 1);
+	if (!ret)
+		ret = register_ftrace_function(&h->ops);
 	if (ret) {
-		pr_err("%s is not traceable on this kernel (%d); cannot hook thread exit\n",
-		       h->sym, ret);
-		goto err;
+		ftrace_free_filter(&h->ops);
+		rl2_ftrace_err(h->sym, ret);
 	}
-	ret = register_ftrace_function(&h->ops);
-	if (ret == -EBUSY) {
-		pr_err("%s is already modified by another ftrace user (a livepatch?), or ftrace is disabled\n",
-		       h->sym);
-		goto err;
-	}
-	if (ret) {
-		pr_err("cannot hook %s through ftrace: %d\n", h->sym, ret);
-		goto err;
-	}
-	return 0;
-err:
-	ftrace_free_filter(&h->ops);
 	return ret;
 }
 

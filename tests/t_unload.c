@@ -37,11 +37,14 @@ static int load_module(void)
 {
 	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
 	long ret;
+	int err;
 
 	if (fd < 0)
 		return -1;
 	ret = syscall(SYS_finit_module, fd, "", 0);
+	err = errno;
 	close(fd);
+	errno = err;
 	return ret ? -1 : 0;
 }
 
@@ -160,6 +163,58 @@ static void test_enosys_without_module_then_reload(void **state)
 	assert_int_equal(0, th_wait_child(th_spawn_child(child_expect_works, NULL)));
 }
 
+static int write_sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/* Kernel log records written since @fd was opened at the end of the log. */
+static int kmsg_lines_matching(int fd, const char *needle, char *last, size_t len)
+{
+	char rec[1024];
+	int n = 0;
+	ssize_t r;
+
+	while ((r = read(fd, rec, sizeof(rec) - 1)) > 0) {
+		rec[r] = 0;
+		if (strstr(rec, needle)) {
+			n++;
+			snprintf(last, len, "%s", rec);
+		}
+	}
+	return n;
+}
+
+static void test_refuses_to_load_with_one_clear_line(void **state)
+{
+	const char *sysctl = "/proc/sys/kernel/ftrace_enabled";
+	char line[1024] = "";
+	int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	assert_true(kmsg >= 0);
+	assert_int_equal(0, delete_module());
+	lseek(kmsg, 0, SEEK_END);
+	assert_int_equal(0, write_sysctl(sysctl, "0"));
+
+	assert_int_equal(-1, load_module());
+	assert_int_equal(EBUSY, errno);
+	assert_false(module_loaded());
+	/* exactly one line from us, and it names the cause */
+	assert_int_equal(1, kmsg_lines_matching(kmsg, "robust_list2:", line, sizeof(line)));
+	assert_non_null(strstr(line, "ftrace_enabled=0"));
+
+	assert_int_equal(0, write_sysctl(sysctl, "1"));
+	assert_int_equal(0, load_module());
+	close(kmsg);
+}
+
 /* Threads and processes that never touch the module, exiting in a loop. */
 static void *short_thread(void *p)
 {
@@ -209,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_unload_refused_while_device_open),
 		cmocka_unit_test(test_unload_refused_while_a_slot_is_registered),
 		cmocka_unit_test(test_enosys_without_module_then_reload),
+		cmocka_unit_test(test_refuses_to_load_with_one_clear_line),
 		cmocka_unit_test(test_unload_reload_while_threads_exit),
 	};
 

@@ -37,7 +37,10 @@ struct robust_list32 {
 };
 
 struct robust_list_head32 {
-	struct robust_list32 list;
+	union {
+		struct robust_list32 list;	/* the v6 uapi spelling */
+		uint32_t next;			/* same word, flat */
+	};
 	int32_t futex_offset;
 	uint32_t list_op_pending;
 };
