@@ -69,12 +69,17 @@ qemu_accel() {
 # guest writes its verdict to ttyS1 = RESULTFILE.  panic=-1 with -no-reboot makes any
 # panic end QEMU, which exits 0 anyway: callers judge the run by RESULTFILE only.
 qemu_setup() {
-	local accel=$1 cpu=max
+	local accel=$1 cpu=max accel_opt=$1
 	[[ $accel == kvm ]] && cpu=host
+	# One host thread runs every vCPU under TCG: with MTTCG, a vCPU can keep
+	# running a stale translation of kernel text another vCPU just patched
+	# (ftrace/text_poke_bp), which oopses stock kernels with no module loaded
+	# at all ("Oops: int3" toggling the function tracer under thread churn).
+	[[ $accel == tcg ]] && accel_opt="tcg,thread=${QEMU_TCG_THREAD:-single}"
 	# -display none, not -nographic: with -nographic SeaBIOS also draws on the serial
 	# console (escape sequences and banners in front of the kernel's output).
 	QEMU=(qemu-system-x86_64 -nodefaults -display none -no-reboot -monitor none
-		-machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m "${QEMU_MEM:-1024M}"
+		-machine q35 -accel "$accel_opt" -cpu "$cpu" -smp 2 -m "${QEMU_MEM:-1024M}"
 		-kernel "$2" -initrd "$3"
 		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=4 ${*:5} ${QEMU_APPEND:-}"
 		-serial "${RL2_CONSOLE:-stdio}" -serial file:"$4")
