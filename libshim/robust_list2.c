@@ -26,9 +26,31 @@
 #define ROBUST_LIST2_LIB_VERSION "unknown"
 #endif
 
+/* The try-unlock windows (try_unlock_*.S); see robust_list2_try_unlock64(). */
+extern const char rl2__window64_start[] __attribute__((visibility("hidden")));
+extern const char rl2__window64_end[] __attribute__((visibility("hidden")));
+extern const char rl2__window32_start[] __attribute__((visibility("hidden")));
+extern const char rl2__window32_end[] __attribute__((visibility("hidden")));
+
 static int rl2_fd = -1;
 static dev_t rl2_rdev;
 static ino_t rl2_ino;
+
+/*
+ * Tell the module where our try-unlock code is, once per open file.  An
+ * older module (ENOTTY) just does not finish interrupted try-unlocks.
+ */
+static void rl2__set_window(int fd)
+{
+	struct robust_list2_window w = {
+		.start64 = (uintptr_t)rl2__window64_start,
+		.end64 = (uintptr_t)rl2__window64_end,
+		.start32 = (uintptr_t)rl2__window32_start,
+		.end32 = (uintptr_t)rl2__window32_end,
+	};
+
+	(void)rl2__ioctl(fd, ROBUST_LIST2_IOC_SET_WINDOW, &w);
+}
 
 static int rl2__open_device(void)
 {
@@ -52,6 +74,7 @@ static int rl2__open_device(void)
 		rl2_rdev = st.st_rdev;
 		rl2_ino = st.st_ino;
 	}
+	rl2__set_window(fd);
 	if (!__atomic_compare_exchange_n(&rl2_fd, &expected, fd, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		close(fd);		/* another thread won the race */
@@ -131,6 +154,30 @@ long get_robust_list2(int pid, void **head_ptr, unsigned int index,
 	long ret = rl2__call(ROBUST_LIST2_IOC_GET, &a);
 
 	return rl2__ret(ret < 0 ? ret : 0);
+}
+
+long robust_list2_create(struct robust_list_head *head, unsigned int cmd)
+{
+	struct robust_list2_set a = {
+		.head = (uintptr_t)head,
+		.cmd = cmd,
+	};
+
+	return rl2__ret(rl2__call(ROBUST_LIST2_IOC_CREATE, &a));
+}
+
+long robust_list2_unlock(uint32_t *lock, uint32_t tid, void *pop,
+			 unsigned int flags)
+{
+	struct robust_list2_unlock a = {
+		.uaddr = (uintptr_t)lock,
+		.pop = (uintptr_t)pop,
+		.tid = tid,
+		.flags = flags,
+		.nr_wake = 1,
+	};
+
+	return rl2__ret(rl2__call(ROBUST_LIST2_IOC_UNLOCK, &a));
 }
 
 int robust_list2_info(struct robust_list2_info *info)

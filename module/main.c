@@ -57,7 +57,9 @@ static long rl2_ioctl_info(void __user *uarg)
 		.walk_limit = READ_ONCE(rl2_walk_limit),
 		.features = ROBUST_LIST2_F_LIST32 | ROBUST_LIST2_F_CYCLE_SAFE |
 			    ROBUST_LIST2_F_PRIVATE_WAKE |
-			    ROBUST_LIST2_F_EXEC_WALK,
+			    ROBUST_LIST2_F_EXEC_WALK | ROBUST_LIST2_F_CREATE |
+			    ROBUST_LIST2_F_UNLOCK |
+			    ROBUST_LIST2_F_UNLOCK_WINDOW,
 	};
 
 	if (!rl2_caller_is_compat())
@@ -78,6 +80,7 @@ static long rl2_ioctl_stats(void __user *uarg)
 		.cycles = atomic64_read(&rl2_stats.cycles),
 		.limited = atomic64_read(&rl2_stats.limited),
 		.faults = atomic64_read(&rl2_stats.faults),
+		.fixups = atomic64_read(&rl2_stats.fixups),
 	};
 
 	if (copy_to_user(uarg, &st, sizeof(st)))
@@ -85,40 +88,59 @@ static long rl2_ioctl_stats(void __user *uarg)
 	return 0;
 }
 
-static long rl2_ioctl_set(void __user *uarg)
+/*
+ * Validate a set or create request and encode its slot word in @word (0
+ * empties the slot).  The v6 syscall's order: flags, cmd, index, then per
+ * command.  LIST_LIMIT is left to the caller.
+ */
+static int rl2_set_word(const struct robust_list2_set *a, u64 *word)
 {
-	struct robust_list2_set a;
-	u64 word;
-
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-
-	/* The v6 syscall's order: flags, cmd, index, then per command. */
-	if (a.flags || a.pad)
+	if (a->flags || a->pad)
 		return -EINVAL;
-	if (a.cmd > ROBUST_LIST2_CMD_LIST_LIMIT)
+	if (a->cmd > ROBUST_LIST2_CMD_LIST_LIMIT)
 		return -EINVAL;
-	if (a.index >= RL2_NR_SLOTS)
+	if (a->index >= RL2_NR_SLOTS)
 		return -EINVAL;
 
-	switch (a.cmd) {
+	*word = 0;
+	switch (a->cmd) {
 	case ROBUST_LIST2_CMD_SET_64:
 		if (rl2_caller_is_compat())
 			return -EOPNOTSUPP;
-		if (a.head & (sizeof(u64) - 1))
+		if (a->head & (sizeof(u64) - 1))
 			return -EINVAL;
-		word = a.head ? a.head | RL2_SLOT_USED : 0;
+		if (a->head)
+			*word = a->head | RL2_SLOT_USED;
 		break;
 	case ROBUST_LIST2_CMD_SET_32:
-		if (a.head & (sizeof(u32) - 1))
+		if (a->head & (sizeof(u32) - 1))
 			return -EINVAL;
-		word = a.head ? a.head | RL2_SLOT_USED | RL2_SLOT_32 : 0;
+		if (a->head)
+			*word = a->head | RL2_SLOT_USED | RL2_SLOT_32;
 		break;
-	default:	/* ROBUST_LIST2_CMD_LIST_LIMIT */
-		return RL2_NR_SLOTS;
 	}
+	return 0;
+}
 
-	return rl2_slot_set(a.index, word);
+static long rl2_ioctl_set(struct file *file, void __user *uarg, bool create)
+{
+	struct rl2_window *win = READ_ONCE(file->private_data);
+	struct robust_list2_set a;
+	u64 word;
+	int ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (create && a.index)
+		return -EINVAL;
+	ret = rl2_set_word(&a, &word);
+	if (ret)
+		return ret;
+	if (a.cmd == ROBUST_LIST2_CMD_LIST_LIMIT)
+		return create ? -EINVAL : RL2_NR_SLOTS;
+	if (!create)
+		return rl2_slot_set(a.index, word, win);
+	return word ? rl2_slot_create(word, win) : -EINVAL;
 }
 
 /*
@@ -207,7 +229,13 @@ static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case ROBUST_LIST2_IOC_INFO:
 		return rl2_ioctl_info(uarg);
 	case ROBUST_LIST2_IOC_SET:
-		return rl2_ioctl_set(uarg);
+		return rl2_ioctl_set(file, uarg, false);
+	case ROBUST_LIST2_IOC_CREATE:
+		return rl2_ioctl_set(file, uarg, true);
+	case ROBUST_LIST2_IOC_UNLOCK:
+		return rl2_ioctl_unlock(uarg);
+	case ROBUST_LIST2_IOC_SET_WINDOW:
+		return rl2_ioctl_set_window(file, uarg);
 	case ROBUST_LIST2_IOC_GET:
 		return rl2_ioctl_get(uarg);
 	case ROBUST_LIST2_IOC_STATS:
@@ -216,9 +244,23 @@ static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return -ENOIOCTLCMD;
 }
 
+static int rl2_open(struct inode *inode, struct file *file)
+{
+	file->private_data = NULL;	/* misc_open() put the miscdevice here */
+	return nonseekable_open(inode, file);
+}
+
+/* The try-unlock window, if one was set; records keep their own reference. */
+static int rl2_release(struct inode *inode, struct file *file)
+{
+	rl2_window_put(file->private_data);
+	return 0;
+}
+
 static const struct file_operations rl2_fops = {
 	.owner		= THIS_MODULE,
-	.open		= nonseekable_open,
+	.open		= rl2_open,
+	.release	= rl2_release,
 	.unlocked_ioctl	= rl2_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };

@@ -101,6 +101,7 @@ static void rl2_task_free_rcu(struct rcu_head *rcu)
 	struct rl2_task *rec = container_of(rcu, struct rl2_task, rcu);
 
 	put_task_struct(rec->task);
+	rl2_window_put(rec->window);
 	kmem_cache_free(rl2_task_cache, rec);
 }
 
@@ -158,12 +159,33 @@ static struct rl2_task *rl2_task_create(void)
 	return rec;
 }
 
+/* The window of the file the last slot was set through; owner only. */
+static void rl2_task_set_window(struct rl2_task *rec, struct rl2_window *win)
+{
+	if (rec->window == win)
+		return;
+	if (win)
+		kref_get(&win->ref);
+	rl2_window_put(rec->window);
+	rec->window = win;
+}
+
+static void rl2_task_put_if_empty(struct rl2_task *rec)
+{
+	if (rec->nr_used)
+		return;
+	rl2_task_detach(current);
+	rl2_task_free(rec);
+	module_put(THIS_MODULE);	/* the ioctl's file still pins us */
+}
+
 /**
  * rl2_slot_set - fill or empty one slot of the calling thread
  * @index: slot, already validated
  * @word: head | RL2_SLOT_* flags, or 0 to empty the slot
+ * @win: the try-unlock window of the file used, or NULL
  */
-int rl2_slot_set(unsigned int index, u64 word)
+int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win)
 {
 	struct rl2_task *rec = rl2_task_lookup(current);
 	bool was_used;
@@ -182,13 +204,33 @@ int rl2_slot_set(unsigned int index, u64 word)
 		rec->nr_used++;
 	else if (!word && was_used)
 		rec->nr_used--;
+	if (word)
+		rl2_task_set_window(rec, win);
 
-	if (!rec->nr_used) {
-		rl2_task_detach(current);
-		rl2_task_free(rec);
-		module_put(THIS_MODULE);	/* the ioctl's file still pins us */
-	}
+	rl2_task_put_if_empty(rec);
 	return 0;
+}
+
+/**
+ * rl2_slot_create - fill the calling thread's lowest empty slot
+ * @word: head | RL2_SLOT_* flags, not 0
+ * @win: the try-unlock window of the file used, or NULL
+ *
+ * Returns the slot index, or -ENOSPC when every slot is in use.  Only
+ * the owner fills its slots, so finding and filling need no lock.
+ */
+int rl2_slot_create(u64 word, struct rl2_window *win)
+{
+	struct rl2_task *rec = rl2_task_lookup(current);
+	unsigned int i = 0;
+
+	if (rec) {
+		while (i < RL2_NR_SLOTS && rec->slot[i])
+			i++;
+		if (i == RL2_NR_SLOTS)
+			return -ENOSPC;
+	}
+	return rl2_slot_set(i, word, win) ?: i;
 }
 
 /**

@@ -19,6 +19,7 @@
 #include <linux/rhashtable-types.h>
 #include <linux/atomic.h>
 #include <linux/ktime.h>
+#include <linux/kref.h>
 #include <linux/robust_list2.h>
 
 #include "compat.h"
@@ -31,6 +32,26 @@
 #define RL2_SLOT_FLAGS		0x3ULL
 
 struct task_struct;
+struct file;
+
+/* The v6 32-bit list head (struct robust_list_head32), kernel side. */
+struct rl2_head32 {
+	u32 next;
+	s32 futex_offset;
+	u32 list_op_pending;
+};
+
+/*
+ * Where a process's try-unlock code sits between its successful
+ * compare-exchange and the store that clears *pop.  Set once per open
+ * file (ROBUST_LIST2_IOC_SET_WINDOW), immutable, shared by the file and by
+ * the records of threads that set slots through that file.
+ */
+struct rl2_window {
+	struct kref ref;
+	unsigned long start64, end64;	/* pending field is 64-bit */
+	unsigned long start32, end32;	/* pending field is 32-bit */
+};
 
 struct rl2_task {
 	struct rhash_head node;		/* in the registry, keyed by @task */
@@ -38,6 +59,7 @@ struct rl2_task {
 	pid_t tid;			/* owner's TID at registration */
 	unsigned int nr_used;		/* non-empty slots; owner only */
 	u64 slot[RL2_NR_SLOTS];		/* owner writes (WRITE_ONCE), others read under RCU */
+	struct rl2_window *window;	/* owner only; referenced */
 	struct rcu_head rcu;
 };
 
@@ -50,6 +72,7 @@ struct rl2_stats {
 	atomic64_t cycles;		/* walks ended by cycle detection */
 	atomic64_t limited;		/* walks ended by walk_limit */
 	atomic64_t faults;		/* walks ended by a fault or bad pointer */
+	atomic64_t fixups;		/* try-unlocks finished for a dying thread */
 };
 
 extern struct rl2_stats rl2_stats;
@@ -60,7 +83,8 @@ int rl2_registry_init(void);
 void rl2_registry_exit(void);
 bool rl2_task_registered(struct task_struct *t);
 struct rl2_task *rl2_task_lookup(struct task_struct *t);
-int rl2_slot_set(unsigned int index, u64 word);
+int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win);
+int rl2_slot_create(u64 word, struct rl2_window *win);
 u64 rl2_slot_get(struct task_struct *t, unsigned int index);
 struct rl2_task *rl2_task_detach(struct task_struct *t);
 void rl2_task_free(struct rl2_task *rec);
@@ -68,6 +92,15 @@ unsigned int rl2_registry_count(void);
 
 /* walk.c */
 void rl2_walk_task(struct rl2_task *rec);
+int rl2_user_read_u32(unsigned long uaddr, u32 *val);
+int rl2_user_clear(unsigned long uaddr, unsigned int size);
+int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval, u32 *cur);
+
+/* unlock.c */
+long rl2_ioctl_unlock(void __user *uarg);
+long rl2_ioctl_set_window(struct file *file, void __user *uarg);
+void rl2_window_put(struct rl2_window *win);
+void rl2_window_fixup(struct rl2_task *rec);
 
 /* exit_hook.c */
 int rl2_hooks_init(void);

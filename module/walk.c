@@ -51,7 +51,6 @@ unsigned long rl2_walk_limit = 1UL << 20;
 struct rl2_stats rl2_stats;
 
 struct rl2_walk {
-	struct mm_struct *mm;
 	u32 tid;
 	bool is32;
 	unsigned long entries;
@@ -59,19 +58,31 @@ struct rl2_walk {
 	unsigned long woken;
 };
 
-static int rl2_fault_in(struct rl2_walk *w, unsigned long uaddr,
-			unsigned int fault_flags)
+/*
+ * User memory of the current task, which is where every walk, unlock and
+ * fixup runs: accessed with page faults disabled, and on failure faulted
+ * in with fixup_user_fault() and retried a bounded number of times.  No
+ * FAULT_FLAG_KILLABLE: a thread dying of SIGKILL must get through.
+ */
+static int rl2_fault_in(unsigned long uaddr, unsigned int fault_flags)
 {
+	struct mm_struct *mm = current->mm;
 	int ret;
 
-	/* No FAULT_FLAG_KILLABLE: a thread dying of SIGKILL must get through. */
-	mmap_read_lock(w->mm);
-	ret = fixup_user_fault(w->mm, uaddr, fault_flags, NULL);
-	mmap_read_unlock(w->mm);
+	mmap_read_lock(mm);
+	ret = fixup_user_fault(mm, uaddr, fault_flags, NULL);
+	mmap_read_unlock(mm);
 	return ret;
 }
 
-static int rl2_get_u32(struct rl2_walk *w, unsigned long uaddr, u32 *val)
+/**
+ * rl2_user_read_u32 - read a u32 of the current task's memory
+ * @uaddr: user address
+ * @val: where to store it
+ *
+ * Returns 0 or -EFAULT (unmapped, PROT_NONE, kernel address).
+ */
+int rl2_user_read_u32(unsigned long uaddr, u32 *val)
 {
 	int tries = 0;
 	int ret;
@@ -82,12 +93,12 @@ static int rl2_get_u32(struct rl2_walk *w, unsigned long uaddr, u32 *val)
 		pagefault_enable();
 		if (!ret)
 			return 0;
-		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(w, uaddr, 0))
+		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(uaddr, 0))
 			return -EFAULT;
 	}
 }
 
-static int rl2_get_u64(struct rl2_walk *w, unsigned long uaddr, u64 *val)
+static int rl2_user_read_u64(unsigned long uaddr, u64 *val)
 {
 	int tries = 0;
 	int ret;
@@ -98,8 +109,73 @@ static int rl2_get_u64(struct rl2_walk *w, unsigned long uaddr, u64 *val)
 		pagefault_enable();
 		if (!ret)
 			return 0;
-		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(w, uaddr, 0))
+		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(uaddr, 0))
 			return -EFAULT;
+	}
+}
+
+/**
+ * rl2_user_clear - store 0 in a 4- or 8-byte field of the current task
+ * @uaddr: user address, aligned to @size
+ * @size: 4 or 8
+ *
+ * Returns 0 or -EFAULT (e.g. a read-only mapping).
+ */
+int rl2_user_clear(unsigned long uaddr, unsigned int size)
+{
+	int tries = 0;
+	int ret;
+
+	for (;;) {
+		pagefault_disable();
+		if (size == sizeof(u32))
+			ret = put_user(0U, (u32 __user *)uaddr);
+		else
+			ret = put_user(0ULL, (u64 __user *)uaddr);
+		pagefault_enable();
+		if (!ret)
+			return 0;
+		if (++tries > RL2_FAULT_RETRIES ||
+		    rl2_fault_in(uaddr, FAULT_FLAG_WRITE))
+			return -EFAULT;
+	}
+}
+
+/**
+ * rl2_user_cmpxchg - compare-exchange a futex word of the current task
+ * @u: the word, 4-byte aligned
+ * @oldval: expected value
+ * @newval: value to store if the word holds @oldval
+ * @cur: the value seen
+ *
+ * Returns 0 (exchanged iff *cur == @oldval), -EFAULT, or -EAGAIN when an
+ * LL/SC architecture kept failing.
+ */
+int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval, u32 *cur)
+{
+	unsigned int faults = 0, races = 0;
+	int ret;
+
+	for (;;) {
+		pagefault_disable();
+		ret = futex_atomic_cmpxchg_inatomic(cur, u, oldval, newval);
+		pagefault_enable();
+		switch (ret) {
+		case 0:
+			return 0;
+		case -EAGAIN:
+			if (++races > RL2_CMPXCHG_RETRIES)
+				return -EAGAIN;
+			cond_resched();
+			break;
+		case -EFAULT:
+			if (++faults > RL2_FAULT_RETRIES ||
+			    rl2_fault_in((unsigned long)u, FAULT_FLAG_WRITE))
+				return -EFAULT;
+			break;
+		default:
+			return ret;
+		}
 	}
 }
 
@@ -112,10 +188,10 @@ static int rl2_fetch_entry(struct rl2_walk *w, unsigned long uaddr,
 	if (w->is32) {
 		u32 v32;
 
-		if (rl2_get_u32(w, uaddr, &v32))
+		if (rl2_user_read_u32(uaddr, &v32))
 			return -EFAULT;
 		v = v32;
-	} else if (rl2_get_u64(w, uaddr, &v)) {
+	} else if (rl2_user_read_u64(uaddr, &v)) {
 		return -EFAULT;
 	}
 	*entry = (unsigned long)(v & ~1ULL);
@@ -154,14 +230,14 @@ static int rl2_handle_death(struct rl2_walk *w, unsigned long uaddr,
 			    bool pi, bool pending)
 {
 	u32 __user *u = (u32 __user *)uaddr;
-	unsigned int faults = 0, races = 0;
+	unsigned int races = 0;
 	u32 uval, nval, mval;
 	int ret;
 
 	if (uaddr & (sizeof(u32) - 1))
 		return -EINVAL;
 retry:
-	if (rl2_get_u32(w, uaddr, &uval))
+	if (rl2_user_read_u32(uaddr, &uval))
 		return -EFAULT;
 
 	/*
@@ -179,27 +255,11 @@ retry:
 		return 0;
 
 	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
-
-	pagefault_disable();
-	ret = futex_atomic_cmpxchg_inatomic(&nval, u, uval, mval);
-	pagefault_enable();
-
-	switch (ret) {
-	case 0:
-		break;
-	case -EFAULT:
-		if (++faults > RL2_FAULT_RETRIES ||
-		    rl2_fault_in(w, uaddr, FAULT_FLAG_WRITE))
-			return -EFAULT;	/* e.g. a read-only mapping */
-		goto retry;
-	case -EAGAIN:			/* LL/SC architectures */
-		if (++races > RL2_CMPXCHG_RETRIES)
-			return 0;
-		cond_resched();
-		goto retry;
-	default:
-		return ret;
-	}
+	ret = rl2_user_cmpxchg(u, uval, mval, &nval);
+	if (ret == -EAGAIN)
+		return 0;
+	if (ret)
+		return ret;		/* e.g. a read-only mapping */
 
 	if (nval != uval) {
 		/*
@@ -239,17 +299,21 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 	if (w->is32) {
 		u32 off32;
 
-		if (rl2_get_u32(w, head + 4, &off32))
+		if (rl2_user_read_u32(head + offsetof(struct rl2_head32, futex_offset),
+				      &off32))
 			goto fault;
 		offset = (s32)off32;
-		rc = rl2_fetch_entry(w, head + 8, &pending, &pip);
+		rc = rl2_fetch_entry(w, head + offsetof(struct rl2_head32, list_op_pending),
+				     &pending, &pip);
 	} else {
 		u64 off64;
 
-		if (rl2_get_u64(w, head + 8, &off64))
+		if (rl2_user_read_u64(head + offsetof(struct robust_list_head, futex_offset),
+				      &off64))
 			goto fault;
 		offset = (long)off64;
-		rc = rl2_fetch_entry(w, head + 16, &pending, &pip);
+		rc = rl2_fetch_entry(w, head + offsetof(struct robust_list_head, list_op_pending),
+				     &pending, &pip);
 	}
 	if (rc)
 		goto fault;
@@ -303,13 +367,15 @@ fault:
 void rl2_walk_task(struct rl2_task *rec)
 {
 	struct rl2_walk w = {
-		.mm = current->mm,
 		.tid = rec->tid,
 	};
 	unsigned int i;
 
-	if (WARN_ON_ONCE(rec->task != current) || !w.mm)
+	if (WARN_ON_ONCE(rec->task != current) || !current->mm)
 		return;
+
+	/* A thread stopped inside a try-unlock window: finish its unlock. */
+	rl2_window_fixup(rec);
 
 	for (i = 0; i < RL2_NR_SLOTS; i++) {
 		u64 word = rec->slot[i];

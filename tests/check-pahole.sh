@@ -11,7 +11,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-structs=(robust_list2_info robust_list2_set robust_list2_get robust_list2_stats)
+structs=(robust_list2_info robust_list2_set robust_list2_get robust_list2_stats robust_list2_unlock robust_list2_window)
 abis=(-m64 -m32 -mx32)
 CC=${CC:-cc}
 

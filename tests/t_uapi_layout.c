@@ -60,14 +60,33 @@
 	X(struct robust_list2_stats, cycles,		40,  8, 0)	\
 	X(struct robust_list2_stats, limited,		48,  8, 0)	\
 	X(struct robust_list2_stats, faults,		56,  8, 0)	\
-	X(struct robust_list2_stats, reserved[0],	64,  8, 0)	\
-	X(struct robust_list2_stats, reserved[1],	72,  8, 0)	\
-	X(struct robust_list2_stats, reserved[2],	80,  8, 0)	\
-	X(struct robust_list2_stats, reserved[3],	88,  8, 0)	\
-	X(struct robust_list2_stats, reserved[4],	96,  8, 0)	\
-	X(struct robust_list2_stats, reserved[5],	104,  8, 0)	\
-	X(struct robust_list2_stats, reserved[6],	112,  8, 0)	\
-	X(struct robust_list2_stats, reserved[7],	120,  8, 0)
+	X(struct robust_list2_stats, fixups,		64,  8, 0)	\
+	X(struct robust_list2_stats, reserved[0],	72,  8, 0)	\
+	X(struct robust_list2_stats, reserved[1],	80,  8, 0)	\
+	X(struct robust_list2_stats, reserved[2],	88,  8, 0)	\
+	X(struct robust_list2_stats, reserved[3],	96,  8, 0)	\
+	X(struct robust_list2_stats, reserved[4],	104,  8, 0)	\
+	X(struct robust_list2_stats, reserved[5],	112,  8, 0)	\
+	X(struct robust_list2_stats, reserved[6],	120,  8, 0)
+
+#define UNLOCK_FIELDS(X)						\
+	X(struct robust_list2_unlock, uaddr,		0,  8, 0)	\
+	X(struct robust_list2_unlock, pop,		8,  8, 0)	\
+	X(struct robust_list2_unlock, tid,		16, 4, 0)	\
+	X(struct robust_list2_unlock, flags,		20, 4, 0)	\
+	X(struct robust_list2_unlock, nr_wake,		24, 4, 0)	\
+	X(struct robust_list2_unlock, old,		28, 4, 0)
+
+#define WINDOW_FIELDS(X)						\
+	X(struct robust_list2_window, start64,		0,  8, 0)	\
+	X(struct robust_list2_window, end64,		8,  8, 0)	\
+	X(struct robust_list2_window, start32,		16, 8, 0)	\
+	X(struct robust_list2_window, end32,		24, 8, 0)	\
+	X(struct robust_list2_window, flags,		32, 4, 0)	\
+	X(struct robust_list2_window, pad,		36, 4, 0)	\
+	X(struct robust_list2_window, reserved[0],	40, 8, 0)	\
+	X(struct robust_list2_window, reserved[1],	48, 8, 0)	\
+	X(struct robust_list2_window, reserved[2],	56, 8, 0)
 
 /* The v6 32-bit list head, as the library header declares it. */
 #define HEAD32_FIELDS(X)						\
@@ -80,14 +99,19 @@
 	X(struct robust_list2_info, 64)		\
 	X(struct robust_list2_set, 24)		\
 	X(struct robust_list2_get, 32)		\
-	X(struct robust_list2_stats, 128)
+	X(struct robust_list2_stats, 128)	\
+	X(struct robust_list2_unlock, 32)	\
+	X(struct robust_list2_window, 64)
 
 /* X(ioctl, nr, size, dir) */
 #define IOCTLS(X)							\
 	X(ROBUST_LIST2_IOC_INFO, 0x00, 64, _IOC_READ)			\
 	X(ROBUST_LIST2_IOC_SET,  0x01, 24, _IOC_WRITE)			\
 	X(ROBUST_LIST2_IOC_GET,  0x02, 32, _IOC_READ | _IOC_WRITE)	\
-	X(ROBUST_LIST2_IOC_STATS, 0x03, 128, _IOC_READ)
+	X(ROBUST_LIST2_IOC_STATS, 0x03, 128, _IOC_READ)		\
+	X(ROBUST_LIST2_IOC_CREATE, 0x04, 24, _IOC_WRITE)		\
+	X(ROBUST_LIST2_IOC_UNLOCK, 0x05, 32, _IOC_READ | _IOC_WRITE)	\
+	X(ROBUST_LIST2_IOC_SET_WINDOW, 0x06, 64, _IOC_WRITE)
 
 /* X(name, value): every constant user space compiles in. */
 #define VALUES(X)							\
@@ -106,7 +130,13 @@
 	X(ROBUST_LIST2_F_LIST32,		1ULL << 1)		\
 	X(ROBUST_LIST2_F_CYCLE_SAFE,		1ULL << 2)		\
 	X(ROBUST_LIST2_F_PRIVATE_WAKE,		1ULL << 3)		\
-	X(ROBUST_LIST2_F_EXEC_WALK,		1ULL << 4)
+	X(ROBUST_LIST2_F_EXEC_WALK,		1ULL << 4)		\
+	X(ROBUST_LIST2_F_CREATE,		1ULL << 5)		\
+	X(ROBUST_LIST2_F_UNLOCK,		1ULL << 6)		\
+	X(ROBUST_LIST2_F_UNLOCK_WINDOW,		1ULL << 7)		\
+	X(ROBUST_LIST2_UNLOCK_POP32,		1U << 0)		\
+	X(ROBUST_LIST2_UNLOCK_PRIVATE,		1U << 1)		\
+	X(ROBUST_LIST2_UNLOCK_PI,		1U << 2)
 
 /*
  * The full numbers as strace prints them, for the asm-generic encoding
@@ -118,7 +148,10 @@
 	X(ROBUST_LIST2_IOC_INFO, 0x8040BE00U)	\
 	X(ROBUST_LIST2_IOC_SET,  0x4018BE01U)	\
 	X(ROBUST_LIST2_IOC_GET,  0xC020BE02U)	\
-	X(ROBUST_LIST2_IOC_STATS, 0x8080BE03U)
+	X(ROBUST_LIST2_IOC_STATS, 0x8080BE03U)	\
+	X(ROBUST_LIST2_IOC_CREATE, 0x4018BE04U)	\
+	X(ROBUST_LIST2_IOC_UNLOCK, 0xC020BE05U)	\
+	X(ROBUST_LIST2_IOC_SET_WINDOW, 0x4040BE06U)
 #else
 #define NUMBERS(X)
 #endif
@@ -144,6 +177,8 @@ INFO_FIELDS(STATIC_FIELD)
 SET_FIELDS(STATIC_FIELD)
 GET_FIELDS(STATIC_FIELD)
 STATS_FIELDS(STATIC_FIELD)
+UNLOCK_FIELDS(STATIC_FIELD)
+WINDOW_FIELDS(STATIC_FIELD)
 HEAD32_FIELDS(STATIC_FIELD)
 STRUCTS(STATIC_STRUCT)
 _Static_assert(sizeof(struct robust_list2_info) == 0 INFO_FIELDS(SUM_FIELD),
@@ -154,6 +189,10 @@ _Static_assert(sizeof(struct robust_list2_get) == 0 GET_FIELDS(SUM_FIELD),
 	       "robust_list2_get has undeclared bytes");
 _Static_assert(sizeof(struct robust_list2_stats) == 0 STATS_FIELDS(SUM_FIELD),
 	       "robust_list2_stats has undeclared bytes");
+_Static_assert(sizeof(struct robust_list2_unlock) == 0 UNLOCK_FIELDS(SUM_FIELD),
+	       "robust_list2_unlock has undeclared bytes");
+_Static_assert(sizeof(struct robust_list2_window) == 0 WINDOW_FIELDS(SUM_FIELD),
+	       "robust_list2_window has undeclared bytes");
 _Static_assert(sizeof(struct robust_list_head32) == 12,
 	       "sizeof(struct robust_list_head32)");
 IOCTLS(STATIC_IOCTL)
@@ -220,6 +259,22 @@ static void test_stats_layout(void **state)
 	assert_int_equal(sizeof(struct robust_list2_stats), total);
 }
 
+static void test_unlock_layout(void **state)
+{
+	size_t total = 0;
+
+	UNLOCK_FIELDS(CHECK_FIELD)
+	assert_int_equal(sizeof(struct robust_list2_unlock), total);
+}
+
+static void test_window_layout(void **state)
+{
+	size_t total = 0;
+
+	WINDOW_FIELDS(CHECK_FIELD)
+	assert_int_equal(sizeof(struct robust_list2_window), total);
+}
+
 static void test_head32_layout(void **state)
 {
 	size_t total = 0;
@@ -247,6 +302,8 @@ int main(void)
 		cmocka_unit_test(test_set_layout),
 		cmocka_unit_test(test_get_layout),
 		cmocka_unit_test(test_stats_layout),
+		cmocka_unit_test(test_unlock_layout),
+		cmocka_unit_test(test_window_layout),
 		cmocka_unit_test(test_head32_layout),
 		cmocka_unit_test(test_ioctl_numbers),
 		cmocka_unit_test(test_abi_values),

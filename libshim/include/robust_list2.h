@@ -60,6 +60,33 @@ long set_robust_list2(struct robust_list_head *head, unsigned int index,
 long get_robust_list2(int pid, void **head_ptr, unsigned int index,
 		      unsigned int flags);
 
+/*
+ * Register @head in this thread's lowest empty slot; returns the slot
+ * index (ENOSPC when all are in use).  Empty it with
+ * set_robust_list2(NULL, index, cmd, 0).  @cmd: FUTEX_ROBUST_LIST_CMD_SET_64
+ * or _SET_32.
+ */
+long robust_list2_create(struct robust_list_head *head, unsigned int cmd);
+
+/*
+ * Release robust futex @lock, owned by @tid, clear the pending-op field
+ * @pop (NULL: none) and wake one waiter, in one system call.  @flags:
+ * ROBUST_LIST2_UNLOCK_POP32 (pop is a 32-bit field), _PRIVATE, _PI.
+ * Returns the number of waiters woken.
+ */
+long robust_list2_unlock(uint32_t *lock, uint32_t tid, void *pop,
+			 unsigned int flags);
+
+/*
+ * Uncontended unlock without a system call (mainline vDSO contract):
+ * returns the word seen; if it was @tid, the word is now 0 and *pop is
+ * cleared.  Any other value (tid | FUTEX_WAITERS) means: still locked,
+ * use robust_list2_unlock().  A thread that dies between the two stores
+ * has its unlock finished by the module.
+ */
+uint32_t robust_list2_try_unlock64(uint32_t *lock, uint32_t tid, uint64_t *pop);
+uint32_t robust_list2_try_unlock32(uint32_t *lock, uint32_t tid, uint32_t *pop);
+
 /* The library's version string (PACKAGE_VERSION of dkms.conf). */
 const char *robust_list2_version(void);
 

@@ -23,6 +23,37 @@
  * ROBUST_LIST2_IOC_INFO   (out)  struct robust_list2_info
  *	What this module offers.  EFAULT: bad pointer.
  *
+ * ROBUST_LIST2_IOC_CREATE (in)   struct robust_list2_set
+ *	Like SET with the lowest empty slot (index is ignored and must be 0):
+ *	returns the slot used.  ENOSPC: all slots in use; EINVAL and
+ *	EOPNOTSUPP as SET (cmd LIST_LIMIT and head 0 are EINVAL here).
+ *
+ * ROBUST_LIST2_IOC_UNLOCK (in/out) struct robust_list2_unlock
+ *	Release a robust futex in one call: the word at @uaddr, owned by
+ *	@tid, is set to 0 (FUTEX_UNLOCK_PI with ROBUST_LIST2_UNLOCK_PI), the
+ *	pending-op field at @pop (if non-zero; 4 bytes with
+ *	ROBUST_LIST2_UNLOCK_POP32, else 8) is cleared, then up to @nr_wake
+ *	waiters are woken.  A thread cannot die inside a system call, so no
+ *	exit walk sees the word released with the pending field still set.
+ *	Returns the number of waiters woken (0 for PI); @old is the word seen.
+ *	EINVAL: unknown flags, pad non-zero, @uaddr not 4-byte aligned, @pop
+ *		not aligned to its width, @nr_wake 0 (non-PI).
+ *	EPERM:  the owner TID in the word is not @tid (nothing changed).
+ *	EFAULT: @uaddr or @pop not writable (if @pop faults, the word is
+ *		already released, as with mainline FUTEX_ROBUST_UNLOCK).
+ *	Errors of FUTEX_UNLOCK_PI for ROBUST_LIST2_UNLOCK_PI.
+ *
+ * ROBUST_LIST2_IOC_SET_WINDOW (in) struct robust_list2_window
+ *	Tell the module where this process's try-unlock code keeps the
+ *	pending pointer between its successful compare-exchange and the store
+ *	that clears *pop (see libshim/try_unlock_*.S).  Stored in the open
+ *	file; slots set through that file use it.  If a thread dies with its
+ *	user ip in a window and ZF set, the module finishes the unlock (clears
+ *	the pending field (E)DX points to, if it is one of the thread's
+ *	registered pending fields) before walking, so the released word is
+ *	never touched.  EINVAL: start > end, a window over 64 bytes, non-zero
+ *	flags or reserved; EBUSY: this file already has a window.
+ *
  * ROBUST_LIST2_IOC_STATS  (out)  struct robust_list2_stats
  *	Module-wide counters since load (for status tools and tests).
  *	EFAULT: bad pointer.
@@ -77,6 +108,14 @@
 #define ROBUST_LIST2_F_CYCLE_SAFE	(1ULL << 2) /* cycles detected, no 2048 cap */
 #define ROBUST_LIST2_F_PRIVATE_WAKE	(1ULL << 3) /* also wakes FUTEX_WAIT_PRIVATE waiters */
 #define ROBUST_LIST2_F_EXEC_WALK	(1ULL << 4) /* exec walks and empties slots */
+#define ROBUST_LIST2_F_CREATE		(1ULL << 5) /* ROBUST_LIST2_IOC_CREATE */
+#define ROBUST_LIST2_F_UNLOCK		(1ULL << 6) /* ROBUST_LIST2_IOC_UNLOCK */
+#define ROBUST_LIST2_F_UNLOCK_WINDOW	(1ULL << 7) /* ROBUST_LIST2_IOC_SET_WINDOW */
+
+/* Bits of robust_list2_unlock.flags. */
+#define ROBUST_LIST2_UNLOCK_POP32	(1U << 0) /* @pop is a 32-bit field */
+#define ROBUST_LIST2_UNLOCK_PRIVATE	(1U << 1) /* FUTEX_PRIVATE_FLAG semantics */
+#define ROBUST_LIST2_UNLOCK_PI		(1U << 2) /* FUTEX_UNLOCK_PI, not store + wake */
 
 struct robust_list2_info {
 	__u32 abi_version;	/* out: ROBUST_LIST2_ABI_VERSION */
@@ -103,6 +142,25 @@ struct robust_list2_get {
 	__u32 type;		/* out: ROBUST_LIST2_TYPE_* */
 };
 
+struct robust_list2_unlock {
+	__u64 uaddr;		/* in: the futex word */
+	__u64 pop;		/* in: the list_op_pending field, or 0 */
+	__u32 tid;		/* in: the owner TID the word must hold */
+	__u32 flags;		/* in: ROBUST_LIST2_UNLOCK_* */
+	__u32 nr_wake;		/* in: waiters to wake (non-PI) */
+	__u32 old;		/* out: the word before the unlock */
+};
+
+struct robust_list2_window {
+	__u64 start64;		/* in: window of the 64-bit-pending variant */
+	__u64 end64;		/*     [start64, end64) */
+	__u64 start32;		/* in: window of the 32-bit-pending variant */
+	__u64 end32;
+	__u32 flags;		/* in: must be 0 */
+	__u32 pad;		/* in: must be 0 */
+	__u64 reserved[3];	/* in: must be 0 */
+};
+
 struct robust_list2_stats {
 	__u64 tasks;		/* out: threads with at least one slot in use */
 	__u64 walks;		/* out: lists walked at exit or exec */
@@ -112,7 +170,8 @@ struct robust_list2_stats {
 	__u64 cycles;		/* out: walks ended by cycle detection */
 	__u64 limited;		/* out: walks ended by walk_limit */
 	__u64 faults;		/* out: walks ended by a fault or bad pointer */
-	__u64 reserved[8];	/* out: zero */
+	__u64 fixups;		/* out: try-unlocks finished for dying threads */
+	__u64 reserved[7];	/* out: zero */
 };
 
 #define ROBUST_LIST2_IOC_TYPE	0xBE
@@ -121,5 +180,8 @@ struct robust_list2_stats {
 #define ROBUST_LIST2_IOC_SET	_IOW (ROBUST_LIST2_IOC_TYPE, 0x01, struct robust_list2_set)
 #define ROBUST_LIST2_IOC_GET	_IOWR(ROBUST_LIST2_IOC_TYPE, 0x02, struct robust_list2_get)
 #define ROBUST_LIST2_IOC_STATS	_IOR (ROBUST_LIST2_IOC_TYPE, 0x03, struct robust_list2_stats)
+#define ROBUST_LIST2_IOC_CREATE	_IOW (ROBUST_LIST2_IOC_TYPE, 0x04, struct robust_list2_set)
+#define ROBUST_LIST2_IOC_UNLOCK	_IOWR(ROBUST_LIST2_IOC_TYPE, 0x05, struct robust_list2_unlock)
+#define ROBUST_LIST2_IOC_SET_WINDOW _IOW (ROBUST_LIST2_IOC_TYPE, 0x06, struct robust_list2_window)
 
 #endif /* _UAPI_LINUX_ROBUST_LIST2_H */
