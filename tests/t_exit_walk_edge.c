@@ -260,6 +260,32 @@ static void test_long_list_beyond_legacy_cap(void **state)
 	th_free(e, REGION);
 }
 
+#define HUGE_LIST	200000
+
+static int build_huge(struct edge *e)
+{
+	chain64(e, 2, 0, HUGE_LIST);
+	return reg64(e, 2, &e->h64[2]);
+}
+
+static void test_200000_locks_in_one_list(void **state)
+{
+	struct edge *e = edge_new();
+	struct robust_list2_info info;
+	struct robust_list2_stats d;
+
+	/* the documented bound, queryable, is far above this */
+	assert_int_equal(0, robust_list2_info(&info));
+	assert_true(info.walk_limit > HUGE_LIST);
+	stats_start();
+	edge_run(e, build_huge);
+	d = stats_delta();
+	assert_int_equal(HUGE_LIST, count_dead64(e, 0, HUGE_LIST));
+	assert_int_equal(HUGE_LIST, d.entries);
+	assert_int_equal(0, d.cycles + d.limited + d.faults);
+	th_free(e, REGION);
+}
+
 /* ---- bad pointers ---------------------------------------------------- */
 
 static void *unmapped_page(void)
@@ -467,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_cycle_to_first_entry),
 		cmocka_unit_test(test_cycle_through_pending),
 		cmocka_unit_test(test_long_list_beyond_legacy_cap),
+		cmocka_unit_test(test_200000_locks_in_one_list),
 		cmocka_unit_test(test_unmapped_entry_ends_only_that_list),
 		cmocka_unit_test(test_bad_heads_skipped_others_walked),
 		cmocka_unit_test(test_misaligned_word_ends_walk_like_kernel),

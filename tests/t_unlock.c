@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The robust unlock race and its two cures.
+ *
+ * robust_list2_unlock(): release, clear list_op_pending and wake in one
+ * call, with every error.  robust_list2_try_unlock*(): the syscall-free
+ * path.  And the race itself, made deterministic with ptrace: a child
+ * single-steps through an unlock until the futex word reads 0, stays
+ * stopped there with list_op_pending still naming the lock, the "memory"
+ * is reused with a value equal to the child's TID, and the child is
+ * killed.  With the plain user-space unlock the exit walk corrupts that
+ * memory (the negative control: the test can see the bug); with
+ * try-unlock the module finishes the unlock first and with the one-call
+ * unlock there is no such moment at all.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+
+struct unlock_scene {
+	struct robust_list_head head;
+	struct robust_list_head32 head32;
+	uint32_t sentinel32;		/* right after head32.list_op_pending */
+	struct th_lock64 lock;
+	struct th_lock32 lock32;
+	struct th_waiter w[2];
+};
+
+static struct unlock_scene *scene(void)
+{
+	struct unlock_scene *s = th_shared_alloc(4096, true);
+
+	assert_non_null(s);
+	th_list64_init(&s->head, TH_OFF64);
+	th_list32_init(&s->head32, TH_OFF32);
+	s->sentinel32 = 0xdeadbeef;
+	return s;
+}
+
+static void expect_errno(long ret, int err)
+{
+	assert_int_equal(-1, ret);
+	assert_int_equal(err, errno);
+}
+
+static void start_two_waiters(struct unlock_scene *s, uint32_t *word, bool private)
+{
+	for (int k = 0; k < 2; k++) {
+		s->w[k] = (struct th_waiter){ .uaddr = word, .val = *word, .private = private,
+					      .timeout_ms = TH_TIMEOUT_MS };
+		assert_int_equal(0, th_waiter_start(&s->w[k]));
+	}
+}
+
+static void join_waiters(struct unlock_scene *s)
+{
+	assert_int_equal(0, th_waiter_join(&s->w[0]));
+	assert_int_equal(0, th_waiter_join(&s->w[1]));
+}
+
+static void test_unlock_releases_clears_and_wakes_one(void **state)
+{
+	struct unlock_scene *s = scene();
+	uint32_t tid = th_gettid();
+
+	s->lock.futex = tid | FUTEX_WAITERS;
+	s->head.list_op_pending = &s->lock.list;
+	start_two_waiters(s, &s->lock.futex, false);
+
+	assert_int_equal(1, robust_list2_unlock(&s->lock.futex, tid, &s->head.list_op_pending, 0));
+	assert_int_equal(0, s->lock.futex);
+	assert_null(s->head.list_op_pending);
+	/* exactly one was woken: one is still asleep */
+	assert_int_equal(1, th_futex_wake(&s->lock.futex, INT_MAX, false));
+	join_waiters(s);
+	th_free(s, 4096);
+}
+
+static void test_unlock_private_and_pop32(void **state)
+{
+	struct unlock_scene *s = scene();
+	uint32_t tid = th_gettid();
+
+	s->lock32.futex = tid | FUTEX_WAITERS;
+	s->head32.list_op_pending = th_p32(&s->lock32.list);
+	start_two_waiters(s, &s->lock32.futex, true);
+
+	assert_int_equal(1, robust_list2_unlock(&s->lock32.futex, tid, &s->head32.list_op_pending,
+						ROBUST_LIST2_UNLOCK_POP32 |
+						ROBUST_LIST2_UNLOCK_PRIVATE));
+	assert_int_equal(0, s->lock32.futex);
+	assert_int_equal(0, s->head32.list_op_pending);
+	assert_int_equal(0xdeadbeef, s->sentinel32);	/* 4 bytes, not 8 */
+	assert_int_equal(1, th_futex_wake(&s->lock32.futex, INT_MAX, true));
+	join_waiters(s);
+	th_free(s, 4096);
+}
+
+static void test_unlock_without_pop(void **state)
+{
+	struct unlock_scene *s = scene();
+	uint32_t tid = th_gettid();
+
+	s->lock.futex = tid;
+	assert_int_equal(0, robust_list2_unlock(&s->lock.futex, tid, NULL, 0));
+	assert_int_equal(0, s->lock.futex);
+	th_free(s, 4096);
+}
+
+static void test_unlock_eperm_when_not_owner(void **state)
+{
+	struct unlock_scene *s = scene();
+	uint32_t tid = th_gettid();
+
+	s->lock.futex = (tid + 1) | FUTEX_WAITERS;
+	s->head.list_op_pending = &s->lock.list;
+	expect_errno(robust_list2_unlock(&s->lock.futex, tid, &s->head.list_op_pending, 0), EPERM);
+	/* nothing changed */
+	assert_int_equal((tid + 1) | FUTEX_WAITERS, s->lock.futex);
+	assert_ptr_equal(&s->lock.list, s->head.list_op_pending);
+	s->lock.futex = 0;
+	expect_errno(robust_list2_unlock(&s->lock.futex, tid, NULL, 0), EPERM);
+	th_free(s, 4096);
+}
+
+static long raw_unlock(struct robust_list2_unlock *a)
+{
+	return ioctl(robust_list2_fd(), ROBUST_LIST2_IOC_UNLOCK, a);
+}
+
+static void test_unlock_einval(void **state)
+{
+	struct unlock_scene *s = scene();
+	uint32_t tid = th_gettid();
+	struct robust_list2_unlock a = {
+		.uaddr = (uintptr_t)&s->lock.futex, .tid = tid, .nr_wake = 1,
+	};
+
+	s->lock.futex = tid;
+	a.flags = 1U << 3;
+	expect_errno(raw_unlock(&a), EINVAL);
+	a.flags = 0;
+	a.uaddr += 1;
+	expect_errno(raw_unlock(&a), EINVAL);
+	a.uaddr -= 1;
+	a.pop = (uintptr_t)&s->head.list_op_pending + 4;	/* 8-byte field */
+	expect_errno(raw_unlock(&a), EINVAL);
+	a.pop = (uintptr_t)&s->head32.list_op_pending + 2;
+	a.flags = ROBUST_LIST2_UNLOCK_POP32;
+	expect_errno(raw_unlock(&a), EINVAL);
+	a.pop = 0;
+	a.flags = 0;
+	a.nr_wake = 0;
+	expect_errno(raw_unlock(&a), EINVAL);
+	/* every rejection left the lock alone */
+	assert_int_equal(tid, s->lock.futex);
+	th_free(s, 4096);
+}
+
+static void test_unlock_efault(void **state)
+{
+	struct unlock_scene *s = scene();
+	uint32_t tid = th_gettid();
+	uint64_t *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(ro != MAP_FAILED);
+	expect_errno(robust_list2_unlock((uint32_t *)8, tid, NULL, 0), EFAULT);
+	expect_errno(robust_list2_unlock((uint32_t *)0xffff888000000000ULL, tid, NULL, 0), EFAULT);
+	/* a read-only word cannot be released (its owner field, 0, matches) */
+	expect_errno(robust_list2_unlock((uint32_t *)ro, 0, NULL, 0), EFAULT);
+	s->lock.futex = tid;
+	/* pop not writable: the word is already released, as mainline does */
+	expect_errno(robust_list2_unlock(&s->lock.futex, tid, ro, 0), EFAULT);
+	assert_int_equal(0, s->lock.futex);
+	munmap(ro, 4096);
+	th_free(s, 4096);
+}
+
+static void test_unlock_pi(void **state)
+{
+	struct unlock_scene *s = scene();
+	uint32_t tid = th_gettid();
+
+	/* an uncontended PI lock taken in user space, as glibc does */
+	s->lock.futex = tid;
+	s->head.list_op_pending = (void *)((uintptr_t)&s->lock.list | 1);
+	assert_int_equal(0, robust_list2_unlock(&s->lock.futex, tid, &s->head.list_op_pending,
+						ROBUST_LIST2_UNLOCK_PI));
+	assert_int_equal(0, s->lock.futex);
+	assert_null(s->head.list_op_pending);
+	/* the kernel's own owner check */
+	s->lock.futex = tid + 1;
+	expect_errno(robust_list2_unlock(&s->lock.futex, tid, NULL, ROBUST_LIST2_UNLOCK_PI), EPERM);
+	th_free(s, 4096);
+}
+
+static void test_try_unlock_contract(void **state)
+{
+	struct unlock_scene *s = scene();
+	uint32_t tid = th_gettid();
+	uint64_t pop64 = 0x1122334455667788ULL;
+	uint32_t pop32[2] = { 0x11223344, 0x55667788 };
+
+	s->lock.futex = tid;
+	assert_int_equal(tid, robust_list2_try_unlock64(&s->lock.futex, tid, &pop64));
+	assert_int_equal(0, s->lock.futex);
+	assert_int_equal(0, pop64);
+
+	/* contended: nothing is done, the caller must use the kernel */
+	pop64 = 1;
+	s->lock.futex = tid | FUTEX_WAITERS;
+	assert_int_equal(tid | FUTEX_WAITERS, robust_list2_try_unlock64(&s->lock.futex, tid, &pop64));
+	assert_int_equal(tid | FUTEX_WAITERS, s->lock.futex);
+	assert_int_equal(1, pop64);
+
+	s->lock.futex = tid;
+	assert_int_equal(tid, robust_list2_try_unlock32(&s->lock.futex, tid, &pop32[0]));
+	assert_int_equal(0, s->lock.futex);
+	assert_int_equal(0, pop32[0]);
+	assert_int_equal(0x55667788, pop32[1]);
+
+	s->lock.futex = tid + 1;
+	assert_int_equal(tid + 1, robust_list2_try_unlock32(&s->lock.futex, tid, &pop32[0]));
+	assert_int_equal(tid + 1, s->lock.futex);
+	th_free(s, 4096);
+}
+
+/* ---- the race, deterministically ------------------------------------ */
+
+enum how { PLAIN, TRY64, TRY32, IOCTL };
+
+struct race {
+	enum how how;
+	uint32_t tid;
+	int err;
+	struct robust_list_head head;
+	struct robust_list_head32 head32;
+	struct th_lock64 lock;
+	struct th_lock32 lock32;
+};
+
+static uint32_t *race_word(struct race *r)
+{
+	return r->how == TRY32 ? &r->lock32.futex : &r->lock.futex;
+}
+
+static bool race_pending_set(struct race *r)
+{
+	return r->how == TRY32 ? r->head32.list_op_pending != 0 : r->head.list_op_pending != NULL;
+}
+
+static int racer(void *p)
+{
+	struct race *r = p;
+	uint32_t tid = th_gettid();
+	long ret;
+
+	r->tid = tid;
+	if (r->how == TRY32) {
+		r->lock32.futex = tid;
+		th_list32_add(&r->head32, &r->lock32, false);
+		ret = set_robust_list2((void *)&r->head32, 4, FUTEX_ROBUST_LIST_CMD_SET_32, 0);
+		/* unlock steps 1 and 2: mark pending, unlink */
+		r->head32.list_op_pending = th_p32(&r->lock32.list);
+		r->head32.list.next = th_p32(&r->head32.list);
+	} else {
+		r->lock.futex = tid;
+		th_list64_add(&r->head, &r->lock, false);
+		ret = set_robust_list2(&r->head, 4, FUTEX_ROBUST_LIST_CMD_SET_64, 0);
+		r->head.list_op_pending = &r->lock.list;
+		r->head.list.next = &r->head.list;
+	}
+	if (ret || ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		return 1;
+	raise(SIGSTOP);		/* the parent single-steps us from here */
+
+	/* step 3 (release) and step 4 (clear pending) */
+	switch (r->how) {
+	case PLAIN:
+		__atomic_store_n(&r->lock.futex, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&r->head.list_op_pending, NULL, __ATOMIC_RELEASE);
+		break;
+	case TRY64:
+		robust_list2_try_unlock64(&r->lock.futex, tid,
+					  (uint64_t *)&r->head.list_op_pending);
+		break;
+	case TRY32:
+		robust_list2_try_unlock32(&r->lock32.futex, tid, &r->head32.list_op_pending);
+		break;
+	case IOCTL:
+		robust_list2_unlock(&r->lock.futex, tid, &r->head.list_op_pending, 0);
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Run the racer until the word has just been released, reuse the memory
+ * with the racer's TID, kill it; returns the word the exit walk left.
+ */
+static uint32_t run_race(enum how how, bool *pending_when_released, uint64_t *fixups,
+			 uint32_t *tid)
+{
+	struct race *r = th_shared_alloc(4096, true);
+	struct robust_list2_stats before, after;
+	uint32_t word;
+	int status;
+	pid_t pid;
+	long steps;
+
+	assert_non_null(r);
+	r->how = how;
+	th_list64_init(&r->head, TH_OFF64);
+	th_list32_init(&r->head32, TH_OFF32);
+	assert_int_equal(0, robust_list2_stats(&before));
+
+	pid = th_spawn_child(racer, r);
+	assert_true(pid > 0);
+	assert_int_equal(pid, waitpid(pid, &status, 0));
+	assert_true(WIFSTOPPED(status));
+
+	for (steps = 0; steps < 1000000 && *race_word(r) != 0; steps++) {
+		assert_int_equal(0, ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL));
+		assert_int_equal(pid, waitpid(pid, &status, 0));
+		assert_true(WIFSTOPPED(status));
+	}
+	assert_int_equal(0, *race_word(r));
+	*pending_when_released = race_pending_set(r);
+
+	/* another thread frees the lock; the memory now holds this value */
+	*race_word(r) = r->tid;
+	kill(pid, SIGKILL);
+	assert_int_equal(pid, waitpid(pid, &status, 0));
+	assert_true(WIFSIGNALED(status));
+
+	word = *race_word(r);
+	*tid = r->tid;
+	assert_int_equal(0, robust_list2_stats(&after));
+	*fixups = after.fixups - before.fixups;
+	th_free(r, 4096);
+	return word;
+}
+
+static void test_race_plain_unlock_corrupts_reused_memory(void **state)
+{
+	bool pending;
+	uint64_t fixups;
+	uint32_t tid;
+
+	/* negative control: this is the bug, and the test sees it */
+	assert_int_equal(FUTEX_OWNER_DIED, run_race(PLAIN, &pending, &fixups, &tid));
+	assert_true(pending);
+	assert_int_equal(0, fixups);
+}
+
+static void test_race_try_unlock64_leaves_memory_alone(void **state)
+{
+	bool pending;
+	uint64_t fixups;
+	uint32_t tid;
+	uint32_t word = run_race(TRY64, &pending, &fixups, &tid);
+
+	assert_true(pending);		/* stopped inside the window */
+	assert_int_equal(1, fixups);	/* the module finished the unlock */
+	assert_int_equal(tid, word);	/* the reused memory is untouched */
+}
+
+static void test_race_try_unlock32_leaves_memory_alone(void **state)
+{
+	bool pending;
+	uint64_t fixups;
+	uint32_t tid;
+	uint32_t word = run_race(TRY32, &pending, &fixups, &tid);
+
+	assert_true(pending);
+	assert_int_equal(1, fixups);
+	assert_int_equal(tid, word);
+}
+
+static void test_race_unlock_call_has_no_window(void **state)
+{
+	bool pending;
+	uint64_t fixups;
+	uint32_t tid;
+	uint32_t word = run_race(IOCTL, &pending, &fixups, &tid);
+
+	/* the step that released the word also cleared the pending field */
+	assert_false(pending);
+	assert_int_equal(0, fixups);
+	assert_int_equal(tid, word);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unlock_releases_clears_and_wakes_one),
+		cmocka_unit_test(test_unlock_private_and_pop32),
+		cmocka_unit_test(test_unlock_without_pop),
+		cmocka_unit_test(test_unlock_eperm_when_not_owner),
+		cmocka_unit_test(test_unlock_einval),
+		cmocka_unit_test(test_unlock_efault),
+		cmocka_unit_test(test_unlock_pi),
+		cmocka_unit_test(test_try_unlock_contract),
+		cmocka_unit_test(test_race_plain_unlock_corrupts_reused_memory),
+		cmocka_unit_test(test_race_try_unlock64_leaves_memory_alone),
+		cmocka_unit_test(test_race_try_unlock32_leaves_memory_alone),
+		cmocka_unit_test(test_race_unlock_call_has_no_window),
+	};
+
+	return cmocka_run_group_tests_name("unlock", tests, NULL, NULL);
+}
