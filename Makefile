@@ -24,8 +24,10 @@ lib:
 tests: lib
 	$(MAKE) -C tests
 
-# Everything, on every kernel of the default matrix (scripts/kernels.conf).
-check: deps check-host check-vm
+# Everything, on every kernel of the default matrix (scripts/kernels.conf),
+# plus one VM run with the module as DKMS builds it.
+check: deps check-host
+	$(MAKE) check-vm DKMS_KERNEL=6.12
 
 deps:
 	scripts/deps
@@ -39,15 +41,18 @@ check-host: lib
 	tests/check-pahole.sh
 	scripts/check-docs
 	scripts/check-consistency
+	scripts/check-install
+	scripts/check-dkms $(KERNEL)
 	for k in $(or $(KERNEL),$(shell bash -c '. scripts/lib.sh && default_kernels')); do \
 		scripts/build-module $$k || exit 1; done
 
 # The cmocka suites inside QEMU: make check-vm [KERNEL="6.1 6.12"]
+# [DKMS_KERNEL=6.12: one more run with the DKMS-built module]
 check-vm: lib
 	$(MAKE) -C tests vm
-	scripts/check-vm $(KERNEL)
+	scripts/check-vm $(if $(DKMS_KERNEL),--dkms $(DKMS_KERNEL)) $(KERNEL)
 
-install:
+install: modules-load
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	depmod -a $(KERNELRELEASE)
 
@@ -60,17 +65,30 @@ install-headers:
 	install -m 644 libshim/include/robust_list2.h $(DESTDIR)$(PREFIX)/include/
 
 DKMS_SRC := $(DESTDIR)/usr/src/robust_list2-$(VERSION)
+MODULES_LOAD := $(DESTDIR)/etc/modules-load.d/robust_list2.conf
 
-dkms-install:
-	install -d $(DKMS_SRC)
-	cp -r dkms.conf Kbuild Makefile module uapi $(DKMS_SRC)/
+# The sources DKMS builds from: exactly these files, no build output.
+dkms-source:
+	install -d $(DKMS_SRC)/module $(DKMS_SRC)/uapi/linux
+	install -m 644 dkms.conf Kbuild Makefile $(DKMS_SRC)/
+	install -m 644 module/*.c module/*.h $(DKMS_SRC)/module/
+	install -m 644 uapi/linux/*.h $(DKMS_SRC)/uapi/linux/
+
+# Load at boot: modules-load.d (the misc minor is dynamic, so there is no
+# devname alias for on-demand loading); /dev/robust_list2 is created 0666
+# by the module itself.
+modules-load:
+	install -d $(dir $(MODULES_LOAD))
+	echo robust_list2 > $(MODULES_LOAD)
+
+dkms-install: dkms-source modules-load
 	dkms add -m robust_list2 -v $(VERSION)
 	dkms build -m robust_list2 -v $(VERSION) -k $(KERNELRELEASE)
 	dkms install -m robust_list2 -v $(VERSION) -k $(KERNELRELEASE)
 
 dkms-uninstall:
 	-dkms remove robust_list2/$(VERSION) --all
-	rm -rf $(DKMS_SRC)
+	rm -rf $(DKMS_SRC) $(MODULES_LOAD)
 
 style:
 	clang-format --dry-run --Werror module/*.c module/*.h || true
@@ -84,4 +102,4 @@ clean:
 	rm -rf build
 
 .PHONY: all module lib tests check deps check-host check-vm install install-lib \
-	install-headers dkms-install dkms-uninstall style clean
+	install-headers dkms-source modules-load dkms-install dkms-uninstall style clean

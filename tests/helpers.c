@@ -96,7 +96,7 @@ void *th_shared_alloc(size_t size, bool low)
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	if (low && (uintptr_t)p + size > (1ULL << 32)) {
+	if (low && (uint64_t)(uintptr_t)p + size > (1ULL << 32)) {
 		munmap(p, size);
 		return NULL;
 	}

@@ -21,6 +21,20 @@
 
 #define TH_TIMEOUT_MS	10000	/* upper bound for any wait in a test */
 
+/*
+ * The suites also run as 32-bit (-m32) programs, through compat_ioctl.
+ * A process's native struct robust_list_head is registered with SET_64 in
+ * a 64-bit process and SET_32 in a 32-bit one (same layout as
+ * robust_list_head32 there); its list_op_pending is 8 or 4 bytes.
+ */
+#define TH_LP64		(sizeof(void *) == 8)
+#define TH_NATIVE	(TH_LP64 ? FUTEX_ROBUST_LIST_CMD_SET_64 : FUTEX_ROBUST_LIST_CMD_SET_32)
+#define TH_POP_NATIVE	(TH_LP64 ? 0 : ROBUST_LIST2_UNLOCK_POP32)
+
+#ifndef MAP_32BIT
+#define MAP_32BIT	0	/* a 32-bit process maps below 4 GiB anyway */
+#endif
+
 /* A lock on a 64-bit list and on a 32-bit list. */
 struct th_lock64 {
 	struct robust_list list;

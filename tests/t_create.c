@@ -25,7 +25,7 @@ static struct robust_list_head heads[NR_THREADS][NR_SLOTS + 1];
 static void clear_all(void)
 {
 	for (unsigned int i = 0; i < NR_SLOTS; i++)
-		assert_int_equal(0, set_robust_list2(NULL, i, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+		assert_int_equal(0, set_robust_list2(NULL, i, TH_NATIVE, 0));
 }
 
 static void *get_slot(unsigned int i)
@@ -38,22 +38,22 @@ static void *get_slot(unsigned int i)
 
 static void test_create_takes_lowest_empty_slot(void **state)
 {
-	assert_int_equal(0, robust_list2_create(&heads[0][0], FUTEX_ROBUST_LIST_CMD_SET_64));
-	assert_int_equal(1, robust_list2_create(&heads[0][1], FUTEX_ROBUST_LIST_CMD_SET_64));
+	assert_int_equal(0, robust_list2_create(&heads[0][0], TH_NATIVE));
+	assert_int_equal(1, robust_list2_create(&heads[0][1], TH_NATIVE));
 	assert_ptr_equal(&heads[0][1], get_slot(1));
 	/* a released slot is reused first */
-	assert_int_equal(0, set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
-	assert_int_equal(0, robust_list2_create(&heads[0][2], FUTEX_ROBUST_LIST_CMD_SET_64));
+	assert_int_equal(0, set_robust_list2(NULL, 0, TH_NATIVE, 0));
+	assert_int_equal(0, robust_list2_create(&heads[0][2], TH_NATIVE));
 	assert_ptr_equal(&heads[0][2], get_slot(0));
 	clear_all();
 }
 
 static void test_create_after_set(void **state)
 {
-	assert_int_equal(0, set_robust_list2(&heads[0][0], 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
-	assert_int_equal(0, set_robust_list2(&heads[0][1], 1, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
-	assert_int_equal(0, set_robust_list2(&heads[0][3], 3, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
-	assert_int_equal(2, robust_list2_create(&heads[0][2], FUTEX_ROBUST_LIST_CMD_SET_64));
+	assert_int_equal(0, set_robust_list2(&heads[0][0], 0, TH_NATIVE, 0));
+	assert_int_equal(0, set_robust_list2(&heads[0][1], 1, TH_NATIVE, 0));
+	assert_int_equal(0, set_robust_list2(&heads[0][3], 3, TH_NATIVE, 0));
+	assert_int_equal(2, robust_list2_create(&heads[0][2], TH_NATIVE));
 	assert_int_equal(4, robust_list2_create(&heads[0][4], FUTEX_ROBUST_LIST_CMD_SET_32));
 	/* the slots set explicitly are untouched */
 	assert_ptr_equal(&heads[0][0], get_slot(0));
@@ -65,8 +65,8 @@ static void test_create_after_set(void **state)
 static void test_create_enospc_when_full(void **state)
 {
 	for (unsigned int i = 0; i < NR_SLOTS; i++)
-		assert_int_equal(i, robust_list2_create(&heads[0][i], FUTEX_ROBUST_LIST_CMD_SET_64));
-	assert_int_equal(-1, robust_list2_create(&heads[0][8], FUTEX_ROBUST_LIST_CMD_SET_64));
+		assert_int_equal(i, robust_list2_create(&heads[0][i], TH_NATIVE));
+	assert_int_equal(-1, robust_list2_create(&heads[0][8], TH_NATIVE));
 	assert_int_equal(ENOSPC, errno);
 	for (unsigned int i = 0; i < NR_SLOTS; i++)
 		assert_ptr_equal(&heads[0][i], get_slot(i));
@@ -76,17 +76,17 @@ static void test_create_enospc_when_full(void **state)
 static void test_create_einval(void **state)
 {
 	struct robust_list2_set a = {
-		.head = (uintptr_t)&heads[0][0], .cmd = ROBUST_LIST2_CMD_SET_64, .index = 1,
+		.head = (uintptr_t)&heads[0][0], .cmd = TH_NATIVE, .index = 1,
 	};
 
-	assert_int_equal(-1, robust_list2_create(NULL, FUTEX_ROBUST_LIST_CMD_SET_64));
+	assert_int_equal(-1, robust_list2_create(NULL, TH_NATIVE));
 	assert_int_equal(EINVAL, errno);
 	assert_int_equal(-1, robust_list2_create(&heads[0][0], FUTEX_ROBUST_LIST_CMD_LIST_LIMIT));
 	assert_int_equal(EINVAL, errno);
 	assert_int_equal(-1, robust_list2_create(&heads[0][0], 3));
 	assert_int_equal(EINVAL, errno);
-	assert_int_equal(-1, robust_list2_create((void *)((char *)&heads[0][0] + 4),
-						 FUTEX_ROBUST_LIST_CMD_SET_64));
+	assert_int_equal(-1, robust_list2_create((void *)((char *)&heads[0][0] + (TH_LP64 ? 4 : 2)),
+						 TH_NATIVE));
 	assert_int_equal(EINVAL, errno);
 	/* the index must be 0 (the kernel chooses it) */
 	assert_int_equal(-1, ioctl(robust_list2_fd(), ROBUST_LIST2_IOC_CREATE, &a));
@@ -110,7 +110,7 @@ static void *creator(void *p)
 	while (!__atomic_load_n(r->go, __ATOMIC_ACQUIRE))
 		;
 	for (unsigned int i = 0; i <= NR_SLOTS; i++)
-		r->idx[i] = robust_list2_create(&heads[r->id][i], FUTEX_ROBUST_LIST_CMD_SET_64);
+		r->idx[i] = robust_list2_create(&heads[r->id][i], TH_NATIVE);
 	r->last_errno = errno;
 	/* every slot holds this thread's own heads, in order */
 	for (unsigned int i = 0; i < NR_SLOTS; i++) {
@@ -120,7 +120,7 @@ static void *creator(void *p)
 			r->mismatches++;
 	}
 	for (unsigned int i = 0; i < NR_SLOTS; i++)
-		set_robust_list2(NULL, i, FUTEX_ROBUST_LIST_CMD_SET_64, 0);
+		set_robust_list2(NULL, i, TH_NATIVE, 0);
 	return NULL;
 }
 
@@ -156,7 +156,7 @@ static int child_creates_and_dies(void *p)
 	th_list64_init(h, TH_OFF64);
 	l->futex = th_gettid();
 	th_list64_add(h, l, false);
-	return robust_list2_create(h, FUTEX_ROBUST_LIST_CMD_SET_64) == 0 ? 0 : 1;
+	return robust_list2_create(h, TH_NATIVE) == 0 ? 0 : 1;
 }
 
 static void test_created_list_walked_at_exit(void **state)

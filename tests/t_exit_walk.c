@@ -108,7 +108,7 @@ static int owner_setup(struct scene *s)
 				s->l64[i][j].futex = initial_word(s, tid, j);
 				th_list64_add(&s->h64[i], &s->l64[i][j], false);
 			}
-			ret = set_robust_list2(&s->h64[i], i, FUTEX_ROBUST_LIST_CMD_SET_64, 0);
+			ret = set_robust_list2(&s->h64[i], i, TH_NATIVE, 0);
 		}
 		if (ret)
 			return 20 + i;
@@ -501,7 +501,7 @@ static int special_child(void *p)
 	if (s->use32)
 		ret = set_robust_list2((void *)&s->h32, 5, FUTEX_ROBUST_LIST_CMD_SET_32, 0);
 	else
-		ret = set_robust_list2(&s->h, 5, FUTEX_ROBUST_LIST_CMD_SET_64, 0);
+		ret = set_robust_list2(&s->h, 5, TH_NATIVE, 0);
 	s->err = ret ? 1 : 0;
 	__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
 	th_futex_wake(&s->ready, INT_MAX, false);
@@ -611,7 +611,7 @@ static void *private_owner(void *p)
 	th_list64_init(&s->h, TH_OFF64);
 	s->l.futex = th_gettid() | FUTEX_WAITERS;
 	th_list64_add(&s->h, &s->l, false);
-	if (set_robust_list2(&s->h, 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0))
+	if (set_robust_list2(&s->h, 0, TH_NATIVE, 0))
 		return (void *)1;
 	__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
 	th_futex_wake(&s->ready, 1, true);

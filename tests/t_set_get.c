@@ -40,7 +40,7 @@ static int teardown(void **state)
 static void clear_all(void)
 {
 	for (unsigned int i = 0; i < NR_SLOTS; i++)
-		assert_int_equal(0, set_robust_list2(NULL, i, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+		assert_int_equal(0, set_robust_list2(NULL, i, TH_NATIVE, 0));
 }
 
 static void *get_slot(int pid, unsigned int index)
@@ -70,7 +70,7 @@ static void test_list_limit_is_8(void **state)
 static void test_roundtrip_64_every_slot(void **state)
 {
 	for (unsigned int i = 0; i < NR_SLOTS; i++)
-		assert_int_equal(0, set_robust_list2(&heads[i], i, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+		assert_int_equal(0, set_robust_list2(&heads[i], i, TH_NATIVE, 0));
 	for (unsigned int i = 0; i < NR_SLOTS; i++)
 		assert_ptr_equal(&heads[i], get_slot(0, i));
 	clear_all();
@@ -88,21 +88,21 @@ static void test_roundtrip_32_zero_extended(void **state)
 
 static void test_set_twice_overwrites(void **state)
 {
-	assert_int_equal(0, set_robust_list2(&heads[0], 4, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
-	assert_int_equal(0, set_robust_list2(&heads[1], 4, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+	assert_int_equal(0, set_robust_list2(&heads[0], 4, TH_NATIVE, 0));
+	assert_int_equal(0, set_robust_list2(&heads[1], 4, TH_NATIVE, 0));
 	assert_ptr_equal(&heads[1], get_slot(0, 4));
 	/* a 64-bit slot overwritten by a 32-bit list and back */
 	assert_int_equal(0, set_robust_list2((void *)&low_heads[0], 4, FUTEX_ROBUST_LIST_CMD_SET_32, 0));
 	assert_ptr_equal(&low_heads[0], get_slot(0, 4));
-	assert_int_equal(0, set_robust_list2(&heads[2], 4, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+	assert_int_equal(0, set_robust_list2(&heads[2], 4, TH_NATIVE, 0));
 	assert_ptr_equal(&heads[2], get_slot(0, 4));
 	clear_all();
 }
 
 static void test_set_null_empties_slot(void **state)
 {
-	assert_int_equal(0, set_robust_list2(&heads[0], 1, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
-	assert_int_equal(0, set_robust_list2(NULL, 1, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+	assert_int_equal(0, set_robust_list2(&heads[0], 1, TH_NATIVE, 0));
+	assert_int_equal(0, set_robust_list2(NULL, 1, TH_NATIVE, 0));
 	assert_null(get_slot(0, 1));
 	assert_int_equal(0, set_robust_list2((void *)&low_heads[0], 1, FUTEX_ROBUST_LIST_CMD_SET_32, 0));
 	assert_int_equal(0, set_robust_list2(NULL, 1, FUTEX_ROBUST_LIST_CMD_SET_32, 0));
@@ -113,8 +113,8 @@ static void test_set_null_empties_slot(void **state)
 
 static void test_set_einval_flags(void **state)
 {
-	expect_errno(set_robust_list2(&heads[0], 0, FUTEX_ROBUST_LIST_CMD_SET_64, 1), EINVAL);
-	expect_errno(set_robust_list2(&heads[0], 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0x80000000u), EINVAL);
+	expect_errno(set_robust_list2(&heads[0], 0, TH_NATIVE, 1), EINVAL);
+	expect_errno(set_robust_list2(&heads[0], 0, TH_NATIVE, 0x80000000u), EINVAL);
 	expect_errno(set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 2), EINVAL);
 	assert_null(get_slot(0, 0));
 }
@@ -129,7 +129,7 @@ static void test_set_einval_cmd(void **state)
 
 static void test_set_einval_index(void **state)
 {
-	expect_errno(set_robust_list2(&heads[0], NR_SLOTS, FUTEX_ROBUST_LIST_CMD_SET_64, 0), EINVAL);
+	expect_errno(set_robust_list2(&heads[0], NR_SLOTS, TH_NATIVE, 0), EINVAL);
 	expect_errno(set_robust_list2(&heads[0], UINT_MAX, FUTEX_ROBUST_LIST_CMD_SET_32, 0), EINVAL);
 	/* the v6 syscall checks the index before looking at the command */
 	expect_errno(set_robust_list2(NULL, NR_SLOTS, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0), EINVAL);
@@ -140,8 +140,12 @@ static void test_set_einval_alignment(void **state)
 	char *p64 = (char *)&heads[0];
 	char *p32 = (char *)&low_heads[0];
 
-	expect_errno(set_robust_list2((void *)(p64 + 4), 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0), EINVAL);
-	expect_errno(set_robust_list2((void *)(p64 + 1), 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0), EINVAL);
+	if (TH_LP64) {
+		expect_errno(set_robust_list2((void *)(p64 + 4), 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0),
+			     EINVAL);
+		expect_errno(set_robust_list2((void *)(p64 + 1), 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0),
+			     EINVAL);
+	}
 	expect_errno(set_robust_list2((void *)(p32 + 2), 0, FUTEX_ROBUST_LIST_CMD_SET_32, 0), EINVAL);
 	expect_errno(set_robust_list2((void *)(p32 + 1), 0, FUTEX_ROBUST_LIST_CMD_SET_32, 0), EINVAL);
 	assert_null(get_slot(0, 0));
@@ -149,6 +153,25 @@ static void test_set_einval_alignment(void **state)
 	assert_int_equal(0, set_robust_list2((void *)(p32 + 4), 0, FUTEX_ROBUST_LIST_CMD_SET_32, 0));
 	assert_ptr_equal(p32 + 4, get_slot(0, 0));
 	clear_all();
+}
+
+static void test_set_64_from_32bit_eopnotsupp(void **state)
+{
+	if (TH_LP64) {
+		/* a 64-bit process may use both */
+		assert_int_equal(0, set_robust_list2(&heads[0], 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+		clear_all();
+		return;
+	}
+	/* checked after flags, cmd and index, before the head */
+	expect_errno(set_robust_list2(&heads[0], 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0), EOPNOTSUPP);
+	expect_errno(set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0), EOPNOTSUPP);
+	expect_errno(set_robust_list2((void *)((char *)&heads[0] + 1), 0,
+				      FUTEX_ROBUST_LIST_CMD_SET_64, 0), EOPNOTSUPP);
+	expect_errno(set_robust_list2(&heads[0], 8, FUTEX_ROBUST_LIST_CMD_SET_64, 0), EINVAL);
+	expect_errno(set_robust_list2(&heads[0], 0, FUTEX_ROBUST_LIST_CMD_SET_64, 1), EINVAL);
+	expect_errno(robust_list2_create(&heads[0], FUTEX_ROBUST_LIST_CMD_SET_64), EOPNOTSUPP);
+	assert_null(get_slot(0, 0));
 }
 
 static void test_get_einval(void **state)
@@ -180,14 +203,21 @@ static void test_get_efault(void **state)
 	assert_true(ro != MAP_FAILED);
 	expect_errno(get_robust_list2(0, NULL, 0, 0), EFAULT);
 	expect_errno(get_robust_list2(0, ro, 0, 0), EFAULT);
-	expect_errno(get_robust_list2(0, (void **)0xffffffffff600000ULL, 0, 0), EFAULT);
-	expect_errno(get_robust_list2(0, (void **)0xffff888000000000ULL, 0, 0), EFAULT);
+	if (TH_LP64) {
+		expect_errno(get_robust_list2(0, (void **)(uintptr_t)0xffffffffff600000ULL, 0, 0),
+			     EFAULT);
+		expect_errno(get_robust_list2(0, (void **)(uintptr_t)0xffff888000000000ULL, 0, 0),
+			     EFAULT);
+	} else {
+		/* above a compat task's TASK_SIZE: kernel memory */
+		expect_errno(get_robust_list2(0, (void **)(uintptr_t)0xfffff000U, 0, 0), EFAULT);
+	}
 	munmap(ro, 4096);
 }
 
 static void test_get_tid_of_self_equals_pid_0(void **state)
 {
-	assert_int_equal(0, set_robust_list2(&heads[3], 5, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+	assert_int_equal(0, set_robust_list2(&heads[3], 5, TH_NATIVE, 0));
 	assert_ptr_equal(&heads[3], get_slot(th_gettid(), 5));
 	assert_ptr_equal(&heads[3], get_slot(0, 5));
 	clear_all();
@@ -210,7 +240,7 @@ static void *thread_sets_slot(void *p)
 		if (get_robust_list2(0, &a->seen[i], i, 0))
 			a->seen[i] = SENTINEL;
 	}
-	set_robust_list2(&heads[7], 2, FUTEX_ROBUST_LIST_CMD_SET_64, 0);
+	set_robust_list2(&heads[7], 2, TH_NATIVE, 0);
 	__atomic_store_n(&a->phase, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&a->phase, __ATOMIC_ACQUIRE) != 2)
 		usleep(100);
@@ -223,7 +253,7 @@ static void test_slots_are_per_thread(void **state)
 	pthread_t t;
 
 	for (unsigned int i = 0; i < NR_SLOTS; i++)
-		assert_int_equal(0, set_robust_list2(&heads[i], i, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+		assert_int_equal(0, set_robust_list2(&heads[i], i, TH_NATIVE, 0));
 	assert_int_equal(0, pthread_create(&t, NULL, thread_sets_slot, &a));
 	while (__atomic_load_n(&a.phase, __ATOMIC_ACQUIRE) != 1)
 		usleep(100);
@@ -249,7 +279,7 @@ static int child_checks_empty(void *arg)
 			return 1;
 	}
 	/* and the inherited descriptor works for the child's own slots */
-	if (set_robust_list2(&heads[0], 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0))
+	if (set_robust_list2(&heads[0], 0, TH_NATIVE, 0))
 		return 2;
 	return 0;
 }
@@ -257,7 +287,7 @@ static int child_checks_empty(void *arg)
 static void test_fork_child_starts_empty(void **state)
 {
 	for (unsigned int i = 0; i < NR_SLOTS; i++)
-		assert_int_equal(0, set_robust_list2(&heads[i], i, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+		assert_int_equal(0, set_robust_list2(&heads[i], i, TH_NATIVE, 0));
 	assert_int_equal(0, th_wait_child(th_spawn_child(child_checks_empty, NULL)));
 	assert_ptr_equal(&heads[5], get_slot(0, 5));
 	clear_all();
@@ -272,7 +302,7 @@ static int child_holds_slot(void *arg)
 {
 	struct holder *h = arg;
 
-	if (set_robust_list2(&heads[6], 3, FUTEX_ROBUST_LIST_CMD_SET_64, 0))
+	if (set_robust_list2(&heads[6], 3, TH_NATIVE, 0))
 		return 1;
 	__atomic_store_n(&h->ready, 1, __ATOMIC_RELEASE);
 	th_futex_wake(&h->ready, 1, false);
@@ -352,7 +382,7 @@ static void test_legacy_list_untouched(void **state)
 	assert_int_equal(0, syscall(SYS_get_robust_list, 0, &glibc, &len));
 	th_list64_init(&legacy, TH_OFF64);
 	assert_int_equal(0, syscall(SYS_set_robust_list, &legacy, sizeof(legacy)));
-	assert_int_equal(0, set_robust_list2(&heads[0], 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
+	assert_int_equal(0, set_robust_list2(&heads[0], 0, TH_NATIVE, 0));
 	assert_int_equal(0, syscall(SYS_get_robust_list, 0, &got, &len));
 	assert_ptr_equal(&legacy, got);
 	assert_ptr_equal(&heads[0], get_slot(0, 0));
@@ -372,7 +402,8 @@ static void test_info(void **state)
 	assert_int_equal(ROBUST_LIST2_ABI_VERSION, info.abi_version);
 	assert_int_equal(NR_SLOTS, info.nr_slots);
 	assert_true(info.walk_limit > 2048);
-	assert_true(info.features & ROBUST_LIST2_F_LIST64);
+	/* SET_64 is offered to 64-bit callers only */
+	assert_int_equal(TH_LP64, !!(info.features & ROBUST_LIST2_F_LIST64));
 	assert_true(info.features & ROBUST_LIST2_F_LIST32);
 	for (unsigned int i = 0; i < sizeof(info.reserved) / sizeof(info.reserved[0]); i++)
 		assert_int_equal(0, info.reserved[i]);
@@ -391,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_set_einval_cmd),
 		cmocka_unit_test(test_set_einval_index),
 		cmocka_unit_test(test_set_einval_alignment),
+		cmocka_unit_test(test_set_64_from_32bit_eopnotsupp),
 		cmocka_unit_test(test_get_einval),
 		cmocka_unit_test(test_get_esrch),
 		cmocka_unit_test(test_get_efault),

@@ -81,7 +81,7 @@ struct holder {
 static int child_register_then_close(void *p)
 {
 	struct holder *h = p;
-	struct robust_list2_set a = { .cmd = ROBUST_LIST2_CMD_SET_64 };
+	struct robust_list2_set a = { .cmd = TH_NATIVE };
 	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
