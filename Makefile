@@ -24,10 +24,20 @@ lib:
 tests: lib
 	$(MAKE) -C tests
 
+# The FEX-style demo in a VM: an emulator with a 64-bit and a 32-bit list
+# is SIGKILLed while another process waits on all its locks.
+DEMO_KERNEL ?= 6.12
+demo: deps lib
+	@mkdir -p build
+	$(CC) -O2 -Wall -Wextra $(if $(WERROR),-Werror) -Iuapi -Ilibshim/include -pthread \
+		-o build/fex_demo examples/fex_demo.c libshim/librobust_list2.a
+	scripts/vm-run --kernel $(or $(KERNEL),$(DEMO_KERNEL)) -- build/fex_demo
+
 # Everything, on every kernel of the default matrix (scripts/kernels.conf),
 # plus one VM run with the module as DKMS builds it.
 check: deps check-host
 	$(MAKE) check-vm DKMS_KERNEL=6.12
+	$(MAKE) demo
 
 deps:
 	scripts/deps
@@ -101,5 +111,5 @@ clean:
 	$(MAKE) -C tests clean
 	rm -rf build
 
-.PHONY: all module lib tests check deps check-host check-vm install install-lib \
+.PHONY: demo all module lib tests check deps check-host check-vm install install-lib \
 	install-headers dkms-source modules-load dkms-install dkms-uninstall style clean
