@@ -48,6 +48,7 @@ check-host: lib
 	$(MAKE) -C tests host
 	tests/t_uapi_layout
 	tests/t_shim_unit
+	tests/t_shim_unit32
 	tests/check-pahole.sh
 	scripts/check-docs
 	scripts/check-consistency

@@ -81,6 +81,7 @@ long rl2_ioctl_unlock(void __user *uarg)
 	unsigned int pop_size, priv;
 	u32 __user *u;
 	long ret;
+	int pop_ret;
 	u32 old;
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
@@ -111,13 +112,17 @@ long rl2_ioctl_unlock(void __user *uarg)
 			return ret;
 	}
 
-	if (a.pop && rl2_user_clear(a.pop, pop_size))
-		return -EFAULT;
+	/*
+	 * If the pending field cannot be cleared, the word is released all
+	 * the same: still wake, so no waiter sleeps on a free lock, then
+	 * report EFAULT (as mainline's FUTEX_ROBUST_UNLOCK does).
+	 */
+	pop_ret = a.pop ? rl2_user_clear(a.pop, pop_size) : 0;
 
 	if (!(a.flags & ROBUST_LIST2_UNLOCK_PI))
 		ret = rl2_kcall_do_futex(u, FUTEX_WAKE | priv, a.nr_wake, NULL,
 					 NULL, 0, FUTEX_BITSET_MATCH_ANY);
-	if (put_user(old, &ua->old))
+	if (pop_ret || put_user(old, &ua->old))
 		return -EFAULT;
 	return ret;
 }

@@ -14,15 +14,31 @@
  * a known state: the setup fixture drives the library back to "no
  * descriptor" through its public API (see reset()), and the tests may run
  * in any order.
+ *
+ * ROBUST_LIST2_IOC_SET_WINDOW, which the library sends by itself once after
+ * every successful open, is recorded apart (fake.nr_window, fake.window)
+ * and neither counted in fake.nr_ioctl nor fed from the scripted results,
+ * so the other tests see only the requests their calls make.
+ *
+ * The try-unlock functions need no kernel: they run for real on the host,
+ * including a fault provoked inside their window to check what the module
+ * relies on there (the instruction pointer, ZF and pop in (E)DX).
+ *
+ * Built twice: t_shim_unit, and t_shim_unit32 with -m32 against
+ * libshim/m32 (try_unlock_i386.S; pointers zero-extended into __u64).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <cmocka.h>
@@ -32,7 +48,7 @@
 #define FAKE_NR_FDS	64
 #define FAKE_FD		40		/* first descriptor open() hands out */
 #define FAKE_INO	4242
-#define FAKE_QUEUE	4
+#define FAKE_QUEUE	8
 #define NR_SLOTS	8
 #define SENTINEL	((void *)(uintptr_t)0xdeadbeefdeadbeefULL)
 
@@ -58,8 +74,15 @@ static struct {
 	union {
 		struct robust_list2_set set;
 		struct robust_list2_get get;
+		struct robust_list2_unlock unlock;
 	} arg;				/* ... and a copy of its struct */
 	int close_fd;			/* the last descriptor closed */
+	/* ROBUST_LIST2_IOC_SET_WINDOW, kept apart from the other requests. */
+	int window_err;			/* its answer when non-zero (errno) */
+	unsigned int nr_window;		/* how many the library sent */
+	unsigned int window_on_fd[FAKE_NR_FDS];	/* ... per descriptor */
+	struct robust_list2_window window;	/* the last one's struct */
+	unsigned int before_window;	/* requests on a device fd without one */
 } fake;
 
 static dev_t fake_rdev(void)
@@ -161,6 +184,18 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 
+	if (req == ROBUST_LIST2_IOC_SET_WINDOW) {
+		fake.nr_window++;
+		if (fd < 0 || fd >= FAKE_NR_FDS || fake.file[fd] != FAKE_DEVICE)
+			return fake_fail(EBADF);
+		fake.window_on_fd[fd]++;
+		memcpy(&fake.window, arg, sizeof(fake.window));
+		return fake.window_err ? fake_fail(fake.window_err) : 0;
+	}
+	if (fd >= 0 && fd < FAKE_NR_FDS && fake.file[fd] == FAKE_DEVICE &&
+	    !fake.window_on_fd[fd])
+		fake.before_window++;
+
 	if (fake.nr_ioctl < FAKE_QUEUE)
 		fake.ioctl_fd[fake.nr_ioctl] = fd;
 	fake.nr_ioctl++;
@@ -232,30 +267,42 @@ static void test_absent_device_is_enosys_then_late_open_works(void **state)
 	expect_errno(ENOSYS, set64());
 	assert_int_equal(1, fake.nr_open);
 	assert_int_equal(0, fake.nr_ioctl);
+	assert_int_equal(0, fake.nr_window);
 
 	/* modprobe robust_list2: the next call opens and works. */
 	assert_int_equal(0, set64());
 	assert_int_equal(2, fake.nr_open);
 	assert_int_equal(1, fake.nr_ioctl);
 	assert_int_equal(FAKE_FD, fake.ioctl_fd[0]);
+	assert_int_equal(1, fake.window_on_fd[FAKE_FD]);
+	assert_int_equal(0, fake.before_window);
 	assert_int_equal(FAKE_FD, robust_list2_fd());
 	assert_int_equal(2, fake.nr_open);
+	assert_int_equal(1, fake.nr_window);
 }
 
 static void test_absent_device_every_call_is_enosys(void **state)
 {
 	struct robust_list2_info info;
+	struct robust_list2_stats st;
+	struct robust_list_head list;
 	void *head = SENTINEL;
+	uint32_t word = 42;
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 7; i++)
 		fake_open_fails(ENOENT);
 	expect_errno(ENOSYS, set64());
 	expect_errno(ENOSYS, get_robust_list2(0, &head, 0, 0));
 	expect_errno(ENOSYS, robust_list2_info(&info));
+	expect_errno(ENOSYS, robust_list2_stats(&st));
 	expect_errno(ENOSYS, robust_list2_fd());
+	expect_errno(ENOSYS, robust_list2_create(&list, FUTEX_ROBUST_LIST_CMD_SET_64));
+	expect_errno(ENOSYS, robust_list2_unlock(&word, 42, NULL, 0));
 	assert_ptr_equal(SENTINEL, head);
-	assert_int_equal(4, fake.nr_open);
+	assert_int_equal(42, word);
+	assert_int_equal(7, fake.nr_open);
 	assert_int_equal(0, fake.nr_ioctl);
+	assert_int_equal(0, fake.nr_window);
 }
 
 static void test_open_errno_passes_through(void **state)
@@ -288,6 +335,9 @@ static void test_device_opened_once_and_cached(void **state)
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(FAKE_FD, fake.ioctl_fd[i]);
 	assert_int_equal(0, fake.nr_close);
+	assert_int_equal(1, fake.nr_window);
+	assert_int_equal(1, fake.window_on_fd[FAKE_FD]);
+	assert_int_equal(0, fake.before_window);
 }
 
 static void test_set_fills_struct(void **state)
@@ -383,6 +433,10 @@ static void test_closed_descriptor_is_reopened(void **state)
 	assert_int_equal(FAKE_FD + 1, fake.ioctl_fd[1]);
 	assert_int_equal(FAKE_FD + 1, robust_list2_fd());
 	assert_int_equal(0, fake.nr_close);
+	/* The new open file gets its own window before the retried request. */
+	assert_int_equal(2, fake.nr_window);
+	assert_int_equal(1, fake.window_on_fd[FAKE_FD + 1]);
+	assert_int_equal(0, fake.before_window);
 }
 
 /* ... and the number was reused for another file, which must stay open. */
@@ -451,6 +505,8 @@ static void test_open_race_loser_closes_its_descriptor(void **state)
 	assert_int_equal(FAKE_DEVICE, fake.file[FAKE_FD]);
 	assert_int_equal(0, set64());
 	assert_int_equal(FAKE_FD, fake.ioctl_fd[0]);
+	assert_int_equal(1, fake.window_on_fd[FAKE_FD]);
+	assert_int_equal(0, fake.before_window);
 }
 
 static void test_info_fills_caller_struct(void **state)
@@ -492,9 +548,384 @@ static void test_version_is_package_version(void **state)
 	assert_int_equal(0, fake.nr_open);
 }
 
+static void test_create_fills_struct_and_returns_index(void **state)
+{
+	struct robust_list_head head;
+
+	fake_ioctl_returns(5);		/* the slot the kernel filled */
+	dirty_stack();
+	assert_int_equal(5, robust_list2_create(&head,
+						FUTEX_ROBUST_LIST_CMD_SET_32));
+	assert_int_equal(ROBUST_LIST2_IOC_CREATE, fake.ioctl_req);
+	assert_int_equal((uintptr_t)&head, fake.arg.set.head);
+	assert_int_equal(0, fake.arg.set.index);
+	assert_int_equal(ROBUST_LIST2_CMD_SET_32, fake.arg.set.cmd);
+	assert_int_equal(0, fake.arg.set.flags);
+	assert_int_equal(0, fake.arg.set.pad);
+
+	/* Slot 0 is an index like the others, not an error. */
+	fake_ioctl_returns(0);
+	dirty_stack();
+	assert_int_equal(0, robust_list2_create(&head,
+						FUTEX_ROBUST_LIST_CMD_SET_64));
+	assert_int_equal(ROBUST_LIST2_CMD_SET_64, fake.arg.set.cmd);
+	assert_int_equal(0, fake.arg.set.index);
+
+	/* head and cmd are the kernel's to judge: passed on as they are. */
+	fake_ioctl_returns(NR_SLOTS - 1);
+	dirty_stack();
+	assert_int_equal(NR_SLOTS - 1, robust_list2_create(NULL, 0xa5a5a5a5));
+	assert_int_equal(0, fake.arg.set.head);
+	assert_int_equal(0xa5a5a5a5, fake.arg.set.cmd);
+	assert_int_equal(0, fake.arg.set.index);
+	assert_int_equal(0, fake.arg.set.flags);
+	assert_int_equal(0, fake.arg.set.pad);
+	assert_int_equal(3, fake.nr_ioctl);
+}
+
+static void test_create_kernel_error_is_minus_one_errno(void **state)
+{
+	struct robust_list_head head;
+	int err = *(int *)*state;
+
+	fake_ioctl_returns(-err);
+	errno = 0;
+	expect_errno(err, robust_list2_create(&head,
+					      FUTEX_ROBUST_LIST_CMD_SET_64));
+	assert_int_equal(ROBUST_LIST2_IOC_CREATE, fake.ioctl_req);
+	assert_int_equal(1, fake.nr_ioctl);
+	assert_int_equal(1, fake.nr_open);
+}
+
+static void test_unlock_fills_struct_and_returns_woken(void **state)
+{
+	uint32_t word = 1234;
+	uint64_t pop64 = 0x1111;
+	uint32_t pop32[2] = { 0x2222, 0x3333 };
+
+	fake_ioctl_returns(1);		/* one waiter woken */
+	dirty_stack();
+	assert_int_equal(1, robust_list2_unlock(&word, 1234, &pop64,
+						ROBUST_LIST2_UNLOCK_PRIVATE));
+	assert_int_equal(ROBUST_LIST2_IOC_UNLOCK, fake.ioctl_req);
+	assert_int_equal((uintptr_t)&word, fake.arg.unlock.uaddr);
+	assert_int_equal((uintptr_t)&pop64, fake.arg.unlock.pop);
+	assert_int_equal(1234, fake.arg.unlock.tid);
+	assert_int_equal(ROBUST_LIST2_UNLOCK_PRIVATE, fake.arg.unlock.flags);
+	assert_int_equal(1, fake.arg.unlock.nr_wake);
+	assert_int_equal(0, fake.arg.unlock.old);
+	/* The kernel does the work; the library touches neither field. */
+	assert_int_equal(1234, word);
+	assert_int_equal(0x1111, pop64);
+
+	/* No pending field; PI and a 32-bit field; nobody woken. */
+	fake_ioctl_returns(0);
+	dirty_stack();
+	assert_int_equal(0, robust_list2_unlock(&word, FUTEX_TID_MASK, NULL,
+						ROBUST_LIST2_UNLOCK_PI |
+						ROBUST_LIST2_UNLOCK_POP32));
+	assert_int_equal(0, fake.arg.unlock.pop);
+	assert_int_equal(FUTEX_TID_MASK, fake.arg.unlock.tid);
+	assert_int_equal(ROBUST_LIST2_UNLOCK_PI | ROBUST_LIST2_UNLOCK_POP32,
+			 fake.arg.unlock.flags);
+	assert_int_equal(1, fake.arg.unlock.nr_wake);
+
+	/* Unknown flags are the kernel's to refuse. */
+	dirty_stack();
+	assert_int_equal(0, robust_list2_unlock(&word, 1, &pop32[1],
+						0x80000000));
+	assert_int_equal((uintptr_t)&pop32[1], fake.arg.unlock.pop);
+	assert_int_equal(0x80000000, fake.arg.unlock.flags);
+	assert_int_equal(3, fake.nr_ioctl);
+	assert_int_equal(0x2222, pop32[0]);
+	assert_int_equal(0x3333, pop32[1]);
+}
+
+static void test_unlock_kernel_error_is_minus_one_errno(void **state)
+{
+	int err = *(int *)*state;
+	uint32_t word = 7;
+	uint64_t pop = 0;
+
+	fake_ioctl_returns(-err);
+	errno = 0;
+	expect_errno(err, robust_list2_unlock(&word, 8, &pop, 0));
+	assert_int_equal(ROBUST_LIST2_IOC_UNLOCK, fake.ioctl_req);
+	assert_int_equal(1, fake.nr_ioctl);
+	assert_int_equal(1, fake.nr_open);
+}
+
+/* The try-unlock windows (libshim/try_unlock_*.S), hidden in the .so. */
+extern const char rl2__window64_start[], rl2__window64_end[];
+extern const char rl2__window32_start[], rl2__window32_end[];
+
+#define WINDOW_MAX	64	/* the most the module accepts */
+
+static void check_window(uint64_t start, uint64_t end, const char *sym_start,
+			 const char *sym_end, void *fn)
+{
+	assert_int_equal((uintptr_t)sym_start, start);
+	assert_int_equal((uintptr_t)sym_end, end);
+	assert_true(start != 0);
+	assert_true(start < end);
+	assert_true(end - start <= WINDOW_MAX);
+	/* Inside the function it guards, after its compare-exchange. */
+	assert_true(start > (uintptr_t)fn);
+	assert_true(end <= (uintptr_t)fn + WINDOW_MAX);
+}
+
+static void test_window_set_once_right_after_open(void **state)
+{
+	struct robust_list_head head;
+	struct robust_list2_info info;
+	uint32_t word = 1;
+	void *got;
+
+	dirty_stack();
+	assert_int_equal(FAKE_FD, robust_list2_fd());
+	assert_int_equal(1, fake.nr_window);
+	assert_int_equal(1, fake.window_on_fd[FAKE_FD]);
+	assert_int_equal(0, fake.nr_ioctl);
+
+	check_window(fake.window.start64, fake.window.end64,
+		     rl2__window64_start, rl2__window64_end,
+		     (void *)robust_list2_try_unlock64);
+	check_window(fake.window.start32, fake.window.end32,
+		     rl2__window32_start, rl2__window32_end,
+		     (void *)robust_list2_try_unlock32);
+	assert_int_equal(0, fake.window.flags);
+	assert_int_equal(0, fake.window.pad);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(0, fake.window.reserved[i]);
+
+	/* Every later call uses the open file as it is. */
+	assert_int_equal(0, set64());
+	assert_int_equal(0, get_robust_list2(0, &got, 0, 0));
+	assert_int_equal(0, robust_list2_info(&info));
+	assert_int_equal(0, robust_list2_create(&head,
+						FUTEX_ROBUST_LIST_CMD_SET_64));
+	assert_int_equal(0, robust_list2_unlock(&word, 1, NULL, 0));
+	assert_int_equal(FAKE_FD, robust_list2_fd());
+	assert_int_equal(5, fake.nr_ioctl);
+	assert_int_equal(1, fake.nr_window);
+	assert_int_equal(0, fake.before_window);
+}
+
+/* An older module (ENOTTY), or any refusal: the library carries on. */
+static void test_window_failure_is_ignored(void **state)
+{
+	struct robust_list_head head;
+	uint32_t word = 1;
+
+	fake.window_err = *(int *)*state;
+	assert_int_equal(0, set64());
+	assert_int_equal(1, fake.nr_window);
+	fake_ioctl_returns(3);
+	assert_int_equal(3, robust_list2_create(&head,
+						FUTEX_ROBUST_LIST_CMD_SET_64));
+	fake_ioctl_returns(1);
+	assert_int_equal(1, robust_list2_unlock(&word, 1, NULL, 0));
+	assert_int_equal(FAKE_FD, robust_list2_fd());
+
+	/* Not taken for a stale descriptor: no reopen, no close, no retry. */
+	assert_int_equal(1, fake.nr_open);
+	assert_int_equal(0, fake.nr_close);
+	assert_int_equal(3, fake.nr_ioctl);
+	assert_int_equal(1, fake.nr_window);
+}
+
+/* Try-unlock: no kernel, no device, run for real. */
+
+#define POP64_SENTINEL	0xdeadbeefcafef00dULL
+#define POP32_SENTINEL	0xcafef00dU
+#define WORD_SENTINEL	0xa5a5a5a5U
+
+static uint32_t try_unlock(int width, uint32_t *word, uint32_t tid, void *pop)
+{
+	return width == 64 ? robust_list2_try_unlock64(word, tid, pop) :
+			     robust_list2_try_unlock32(word, tid, pop);
+}
+
+/*
+ * Pending fields with sentinels on both sides: a 64-bit one in the middle
+ * of three, and 32-bit ones at both halves of an 8-byte unit (so a store
+ * of the wrong width or place hits a neighbour).
+ */
+struct pops {
+	uint64_t p64[3];
+	uint32_t p32[4];
+};
+
+static void pops_fill(struct pops *p)
+{
+	for (int i = 0; i < 3; i++)
+		p->p64[i] = POP64_SENTINEL;
+	for (int i = 0; i < 4; i++)
+		p->p32[i] = POP32_SENTINEL;
+}
+
+/* Check every field of @p is a sentinel, except @cleared, which is 0. */
+static void pops_check(const struct pops *p, const void *cleared)
+{
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(&p->p64[i] == cleared ? 0 : POP64_SENTINEL,
+				 p->p64[i]);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(&p->p32[i] == cleared ? 0 : POP32_SENTINEL,
+				 p->p32[i]);
+}
+
+static void test_try_unlock_own_word_released_and_pop_cleared(void **state)
+{
+	int width = *(int *)*state;
+	const uint32_t tids[] = { (uint32_t)gettid(), 1, FUTEX_TID_MASK };
+	struct pops p;
+
+	for (size_t t = 0; t < sizeof(tids) / sizeof(tids[0]); t++) {
+		for (int slot = 1; slot <= 2; slot++) {
+			void *pop = width == 64 ? (void *)&p.p64[1] :
+						  (void *)&p.p32[slot];
+			uint32_t word = tids[t];
+
+			pops_fill(&p);
+			assert_int_equal(tids[t],
+					 try_unlock(width, &word, tids[t], pop));
+			assert_int_equal(0, word);
+			pops_check(&p, pop);
+		}
+	}
+	/* No system call, no device. */
+	assert_int_equal(0, fake.nr_open);
+	assert_int_equal(0, fake.nr_ioctl);
+}
+
+/*
+ * A word that is not exactly tid is returned and nothing is written: the
+ * caller still owns a contended lock and must use robust_list2_unlock().
+ * *pop is also on a PROT_NONE page once, so even reading it would fault.
+ */
+static void test_try_unlock_other_word_untouched(void **state)
+{
+	int width = *(int *)*state;
+	const uint32_t tid = 0x1234, other = 0x4321;
+	const uint32_t words[] = {
+		tid | FUTEX_WAITERS,
+		tid | FUTEX_OWNER_DIED,
+		tid | FUTEX_WAITERS | FUTEX_OWNER_DIED,
+		other,
+		other | FUTEX_WAITERS,
+		FUTEX_OWNER_DIED,
+		FUTEX_WAITERS,
+		0,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	char *none = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	struct pops p;
+
+	assert_true(none != MAP_FAILED);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		void *pop = width == 64 ? (void *)&p.p64[1] :
+					  (void *)&p.p32[1];
+		uint32_t word = words[i];
+
+		pops_fill(&p);
+		assert_int_equal(words[i], try_unlock(width, &word, tid, pop));
+		assert_int_equal(words[i], word);
+		pops_check(&p, NULL);
+
+		word = words[i];
+		assert_int_equal(words[i], try_unlock(width, &word, tid, none));
+		assert_int_equal(words[i], word);
+	}
+	munmap(none, page);
+	assert_int_equal(0, fake.nr_ioctl);
+}
+
+/* What a SIGSEGV inside the window saw. */
+static sigjmp_buf window_jmp;
+static volatile uintptr_t window_ip, window_dx, window_addr;
+static volatile unsigned long window_flags;
+
+static void window_segv(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+#if defined(__x86_64__)
+	window_ip = uc->uc_mcontext.gregs[REG_RIP];
+	window_dx = uc->uc_mcontext.gregs[REG_RDX];
+#else
+	window_ip = uc->uc_mcontext.gregs[REG_EIP];
+	window_dx = uc->uc_mcontext.gregs[REG_EDX];
+#endif
+	window_flags = uc->uc_mcontext.gregs[REG_EFL];
+	window_addr = (uintptr_t)si->si_addr;
+	siglongjmp(window_jmp, 1);
+}
+
+#define X86_EFLAGS_ZF	0x40
+
+/* Run a try-unlock whose store to @pop must fault; 1 if it did. */
+static int __attribute__((noinline))
+try_unlock_faults(int width, uint32_t *word, uint32_t tid, void *pop)
+{
+	if (sigsetjmp(window_jmp, 1))
+		return 1;
+	try_unlock(width, word, tid, pop);
+	return 0;
+}
+
+/*
+ * The module's contract with try_unlock_*.S: a thread stopped between the
+ * release and the end of the store to *pop has its instruction pointer in
+ * the registered window, ZF set and pop in (E)DX.  Make the store fault
+ * (pop on a PROT_NONE page; for the 64-bit field also straddling into it,
+ * which on i386 faults on the second of its two stores) and look.
+ */
+static void test_try_unlock_window_holds_ip_zf_and_pop(void **state)
+{
+	int width = *(int *)*state;
+	uintptr_t start = (uintptr_t)(width == 64 ? rl2__window64_start :
+						    rl2__window32_start);
+	uintptr_t end = (uintptr_t)(width == 64 ? rl2__window64_end :
+						  rl2__window32_end);
+	long page = sysconf(_SC_PAGESIZE);
+	struct sigaction sa = { .sa_sigaction = window_segv,
+				.sa_flags = SA_SIGINFO }, old;
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *pops[2] = { map + page, map + page - 4 };
+	int nr_pops = width == 64 ? 2 : 1;
+
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(0, mprotect(map + page, page, PROT_NONE));
+	assert_int_equal(0, sigaction(SIGSEGV, &sa, &old));
+	for (int i = 0; i < nr_pops; i++) {
+		uint32_t word = 77;
+		int faulted;
+
+		window_ip = window_dx = window_addr = 0;
+		window_flags = 0;
+		faulted = try_unlock_faults(width, &word, 77, pops[i]);
+		if (!faulted)
+			sigaction(SIGSEGV, &old, NULL);
+		assert_true(faulted);
+		assert_true(window_ip >= start);
+		assert_true(window_ip < end);
+		assert_true(window_flags & X86_EFLAGS_ZF);
+		assert_int_equal((uintptr_t)pops[i], window_dx);
+		assert_int_equal((uintptr_t)(map + page), window_addr);
+		assert_int_equal(0, word);	/* released: what the module repairs */
+	}
+	assert_int_equal(0, sigaction(SIGSEGV, &old, NULL));
+	munmap(map, 2 * page);
+}
+
 /* One case per errno, named after it: fn(EXXX). */
 #define T(fn)		cmocka_unit_test_setup(fn, reset)
 #define TE(fn, err)	{ #fn "(" #err ")", fn, reset, NULL, &(int){ err } }
+/* And per width of the pending field: fn(64), fn(32). */
+#define TW(fn, width)	TE(fn, width)
 
 int main(void)
 {
@@ -531,6 +962,29 @@ int main(void)
 		T(test_info_fills_caller_struct),
 		T(test_fd_is_cached_descriptor),
 		T(test_version_is_package_version),
+		T(test_create_fills_struct_and_returns_index),
+		TE(test_create_kernel_error_is_minus_one_errno, ENOSPC),
+		TE(test_create_kernel_error_is_minus_one_errno, EINVAL),
+		TE(test_create_kernel_error_is_minus_one_errno, EOPNOTSUPP),
+		TE(test_create_kernel_error_is_minus_one_errno, ENOMEM),
+		TE(test_create_kernel_error_is_minus_one_errno, ENOTTY),
+		T(test_unlock_fills_struct_and_returns_woken),
+		TE(test_unlock_kernel_error_is_minus_one_errno, EPERM),
+		TE(test_unlock_kernel_error_is_minus_one_errno, EINVAL),
+		TE(test_unlock_kernel_error_is_minus_one_errno, EFAULT),
+		TE(test_unlock_kernel_error_is_minus_one_errno, EAGAIN),
+		TE(test_unlock_kernel_error_is_minus_one_errno, ENOTTY),
+		T(test_window_set_once_right_after_open),
+		TE(test_window_failure_is_ignored, ENOTTY),
+		TE(test_window_failure_is_ignored, EBUSY),
+		TE(test_window_failure_is_ignored, EINVAL),
+		TE(test_window_failure_is_ignored, ENOMEM),
+		TW(test_try_unlock_own_word_released_and_pop_cleared, 64),
+		TW(test_try_unlock_own_word_released_and_pop_cleared, 32),
+		TW(test_try_unlock_other_word_untouched, 64),
+		TW(test_try_unlock_other_word_untouched, 32),
+		TW(test_try_unlock_window_holds_ip_zf_and_pop, 64),
+		TW(test_try_unlock_window_holds_ip_zf_and_pop, 32),
 	};
 
 	return cmocka_run_group_tests_name("shim_unit", tests, NULL, NULL);

@@ -36,11 +36,13 @@
  *	waiters are woken.  A thread cannot die inside a system call, so no
  *	exit walk sees the word released with the pending field still set.
  *	Returns the number of waiters woken (0 for PI); @old is the word seen.
- *	EINVAL: unknown flags, pad non-zero, @uaddr not 4-byte aligned, @pop
- *		not aligned to its width, @nr_wake 0 (non-PI).
+ *	EINVAL: unknown flags, @uaddr not 4-byte aligned, @pop not aligned
+ *		to its width, @nr_wake 0 (non-PI).
  *	EPERM:  the owner TID in the word is not @tid (nothing changed).
  *	EFAULT: @uaddr or @pop not writable (if @pop faults, the word is
- *		already released, as with mainline FUTEX_ROBUST_UNLOCK).
+ *		already released and the waiters woken, as with mainline
+ *		FUTEX_ROBUST_UNLOCK).
+ *	EAGAIN: other threads kept changing the word (1024 tries).
  *	Errors of FUTEX_UNLOCK_PI for ROBUST_LIST2_UNLOCK_PI.
  *
  * ROBUST_LIST2_IOC_SET_WINDOW (in) struct robust_list2_window
