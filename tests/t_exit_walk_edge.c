@@ -454,6 +454,175 @@ static void test_32bit_offset_wraps_at_4g(void **state)
 	th_free(e, REGION);
 }
 
+/* ---- nothing but the dying thread's own words is written ------------ */
+
+#define CANARY_SIZE	(64 * 1024)
+#define CANARY_LOCKS	64
+#define CANARY_BYTE	0xa5
+
+/*
+ * Lay out a list of CANARY_LOCKS entries at scattered 8-byte slots of a
+ * canary-filled region at @base, writing into @dst (the region itself, or
+ * the parent's picture of what it must look like afterwards).  Even locks
+ * are owned by @tid (every fourth contended), odd ones by another thread.
+ * The last entry points into a PROT_NONE page: the walk ends there.
+ */
+static void canary_layout(uintptr_t base, char *dst, uint32_t tid, uintptr_t trap, bool after)
+{
+	uintptr_t prev = base;		/* the head sits at offset 0 */
+
+	memset(dst, CANARY_BYTE, CANARY_SIZE);
+	for (unsigned int i = 0; i < CANARY_LOCKS; i++) {
+		/* scattered, never twice the same place (37 is prime to 1000) */
+		uintptr_t at = base + 64 + ((i * 37) % 1000) * 64;
+		uint32_t w = i % 2 ? (tid + 1) : tid;
+
+		if (i % 8 == 0)
+			w |= FUTEX_WAITERS;
+		if (after && !(i % 2))
+			w = (w & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+		/* entry: next pointer, then the word at TH_OFF64 */
+		memcpy(dst + (prev - base), &at, sizeof(at));
+		memcpy(dst + (at - base) + TH_OFF64, &w, sizeof(w));
+		prev = at;
+	}
+	memcpy(dst + (prev - base), &trap, sizeof(trap));
+	/* the head's futex_offset and list_op_pending */
+	{
+		long off = TH_OFF64;
+		void *pending = NULL;
+
+		memcpy(dst + offsetof(struct robust_list_head, futex_offset), &off, sizeof(off));
+		memcpy(dst + offsetof(struct robust_list_head, list_op_pending), &pending,
+		       sizeof(pending));
+	}
+}
+
+static int build_canaries(struct edge *e)
+{
+	char *region = e->arg;
+	uintptr_t trap = (uintptr_t)region + CANARY_SIZE;	/* PROT_NONE */
+
+	canary_layout((uintptr_t)region, region, e->tid, trap, false);
+	return reg64(e, 0, (void *)region);
+}
+
+static void test_only_owned_words_written(void **state)
+{
+	struct edge *e = edge_new();
+	char *region = mmap(NULL, CANARY_SIZE + 4096, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	char *expect = malloc(CANARY_SIZE);
+	size_t bad = 0;
+
+	assert_true(region != MAP_FAILED);
+	assert_non_null(expect);
+	assert_int_equal(0, mprotect(region + CANARY_SIZE, 4096, PROT_NONE));
+	e->arg = region;
+	edge_run(e, build_canaries);
+
+	canary_layout((uintptr_t)region, expect, e->tid,
+		      (uintptr_t)region + CANARY_SIZE, true);
+	for (size_t i = 0; i < CANARY_SIZE; i++)
+		bad += region[i] != expect[i];
+	if (bad)
+		print_error("%zu bytes differ from what the walk may write\n", bad);
+	assert_int_equal(0, bad);
+	free(expect);
+	munmap(region, CANARY_SIZE + 4096);
+	th_free(e, REGION);
+}
+
+/* An entry in a PROT_NONE page or the vsyscall page ends the walk. */
+static int build_unreadable_entries(struct edge *e)
+{
+	chain64(e, 0, 0, 2);
+	e->l64[1].list.next = e->arg;			/* PROT_NONE */
+	chain64(e, 1, 10, 2);
+	e->l64[11].list.next = TH_LP64 ? (void *)(uintptr_t)0xffffffffff600000ULL
+				       : (void *)(uintptr_t)0xfffff000U;
+	chain64(e, 2, 20, 1);
+	return reg64(e, 0, &e->h64[0]) ?: reg64(e, 1, &e->h64[1]) ?: reg64(e, 2, &e->h64[2]);
+}
+
+static void test_prot_none_and_vsyscall_entries(void **state)
+{
+	struct edge *e = edge_new();
+	void *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	assert_true(none != MAP_FAILED);
+	e->arg = none;
+	edge_run(e, build_unreadable_entries);
+	assert_int_equal(2, count_dead64(e, 0, 2));
+	assert_int_equal(2, count_dead64(e, 10, 2));
+	assert_int_equal(1, count_dead64(e, 20, 1));
+	munmap(none, 4096);
+	th_free(e, REGION);
+}
+
+/*
+ * The list's memory is unmapped by a sibling while the owner's exit walk
+ * runs: the walk meets a fault and stops; the kernel must not mind.
+ */
+struct unmap_race {
+	struct edge *e;
+	void *list;
+	size_t len;
+	volatile pid_t owner;
+	volatile int go;
+};
+
+static void *unmap_owner(void *p)
+{
+	struct unmap_race *r = p;
+	struct robust_list_head *h = r->list;
+	struct th_lock64 *l = (void *)(h + 1);
+	size_t n = (r->len - sizeof(*h)) / sizeof(*l);
+
+	th_list64_init(h, TH_OFF64);
+	for (size_t i = 0; i < n; i++) {
+		l[i].futex = th_gettid();
+		th_list64_add(h, &l[i], false);
+	}
+	if (set_robust_list2(h, 0, TH_NATIVE, 0))
+		return (void *)1;
+	r->owner = th_gettid();
+	while (!r->go)
+		;
+	return NULL;		/* exit: the walk starts */
+}
+
+static int unmap_race_child(void *p)
+{
+	struct unmap_race *r = p;
+	pthread_t t;
+
+	r->list = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->list == MAP_FAILED || pthread_create(&t, NULL, unmap_owner, r))
+		return 2;
+	while (!r->owner)
+		;
+	r->go = 1;
+	/* unmap the list while the owner's exit walk is reading it */
+	for (int i = 0; i < 1000; i++) {
+		if (munmap(r->list, r->len))
+			return 3;
+		mmap(r->list, r->len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	}
+	pthread_join(t, NULL);
+	return 0;
+}
+
+static void test_list_unmapped_during_walk(void **state)
+{
+	struct unmap_race *r = th_shared_alloc(4096, false);
+
+	r->len = 4 << 20;
+	assert_int_equal(0, th_wait_child(th_spawn_child(unmap_race_child, r)));
+	th_free(r, 4096);
+}
+
 /* ---- pages that are not present ------------------------------------- */
 
 static int build_dropped_page(struct edge *e)
@@ -505,6 +674,9 @@ int main(void)
 		cmocka_unit_test(test_readonly_word_left_alone),
 		cmocka_unit_test(test_huge_offsets_harmless),
 		cmocka_unit_test(test_32bit_offset_wraps_at_4g),
+		cmocka_unit_test(test_only_owned_words_written),
+		cmocka_unit_test(test_prot_none_and_vsyscall_entries),
+		cmocka_unit_test(test_list_unmapped_during_walk),
 		cmocka_unit_test(test_word_on_dropped_file_page),
 	};
 
