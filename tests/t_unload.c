@@ -258,6 +258,95 @@ static void test_unload_reload_while_threads_exit(void **state)
 	th_free(stop, 4096);
 }
 
+/*
+ * rmmod in a loop while threads that hold registered locks exit and
+ * others fork and exit: every attempt is refused (in use) or succeeds
+ * cleanly, a successful one is followed by a reload, and every lock of a
+ * thread that registered is recovered by its exit walk.
+ */
+struct reg_churn {
+	volatile int stop;
+	uint32_t registered, recovered, unrecovered;
+};
+
+static void *reg_thread(void *p)
+{
+	/* threads of one batch have consecutive TIDs: distinct lock slots */
+	struct th_lock64 *l = (void *)((char *)p + 2048 + (th_gettid() % 64) * 16);
+	struct robust_list_head h;
+	struct robust_list2_set a = { .cmd = TH_NATIVE };
+	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;		/* unloaded right now */
+	th_list64_init(&h, TH_OFF64);
+	l->futex = th_gettid();
+	th_list64_add(&h, l, false);
+	a.head = (uintptr_t)&h;
+	if (ioctl(fd, ROBUST_LIST2_IOC_SET, &a) == 0)
+		return (void *)l;	/* exit holding it, device closed */
+	close(fd);
+	return NULL;
+}
+
+static int reg_churn_child(void *p)
+{
+	struct reg_churn *c = p;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		pthread_t t[8];
+		void *ret;
+
+		for (int i = 0; i < 8; i++)
+			if (pthread_create(&t[i], NULL, reg_thread, c))
+				return 1;
+		for (int i = 0; i < 8; i++) {
+			struct th_lock64 *l;
+
+			pthread_join(t[i], &ret);
+			l = ret;
+			if (!l)
+				continue;
+			c->registered++;
+			if (l->futex == FUTEX_OWNER_DIED)
+				c->recovered++;
+			else
+				c->unrecovered++;
+		}
+	}
+	return 0;
+}
+
+static void test_rmmod_loop_while_registered_threads_exit(void **state)
+{
+	struct reg_churn *c = th_shared_alloc(4096, false);
+	uint32_t *stop = th_shared_alloc(4096, false);
+	pid_t churner = th_spawn_child(reg_churn_child, c);
+	pid_t bystander = th_spawn_child(churn, stop);
+	int unloaded = 0, refused = 0;
+
+	for (int i = 0; i < 40; i++) {
+		if (delete_module() == 0) {
+			unloaded++;
+			assert_int_equal(0, load_module());
+		} else {
+			assert_true(errno == EWOULDBLOCK || errno == EBUSY);
+			refused++;
+		}
+	}
+	__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
+	assert_int_equal(0, th_wait_child_ms(churner, 60000));
+	assert_int_equal(0, th_wait_child(bystander));
+	print_message("# rmmod: %d unloaded, %d refused; %u registered threads, all recovered: %s\n",
+		      unloaded, refused, c->registered, c->unrecovered ? "no" : "yes");
+	assert_true(module_loaded());
+	assert_true(c->registered > 0);
+	assert_int_equal(0, c->unrecovered);
+	th_free(c, 4096);
+	th_free(stop, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_enosys_without_module_then_reload),
 		cmocka_unit_test(test_refuses_to_load_with_one_clear_line),
 		cmocka_unit_test(test_unload_reload_while_threads_exit),
+		cmocka_unit_test(test_rmmod_loop_while_registered_threads_exit),
 	};
 
 	return cmocka_run_group_tests_name("unload", tests, setup, teardown);
