@@ -37,6 +37,7 @@ busybox=${BUSYBOX:-/bin/busybox}
 [[ -x $busybox ]] || die "$busybox not found (apt-get install busybox-static, or run scripts/deps)"
 
 stage=$(mktemp -d)
+chmod 0755 "$stage"	# becomes the guest's /: unprivileged tests must reach it
 trap 'rm -rf "$stage"' EXIT
 declare -A libdirs=()
 
