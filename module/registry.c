@@ -39,7 +39,13 @@ int rl2_registry_init(void)
 {
 	int ret;
 
-	rl2_task_cache = KMEM_CACHE(rl2_task, 0);
+	/*
+	 * SLAB_ACCOUNT charges records to the registering task's memory
+	 * cgroup, and keeps the cache from being merged with an unrelated
+	 * one of the same size (as 6.1 otherwise does), so leaks stay visible
+	 * in /proc/slabinfo and at kmem_cache_destroy().
+	 */
+	rl2_task_cache = KMEM_CACHE(rl2_task, SLAB_ACCOUNT);
 	if (!rl2_task_cache)
 		return -ENOMEM;
 
@@ -140,7 +146,7 @@ static struct rl2_task *rl2_task_create(void)
 	struct rl2_task *rec;
 	int ret;
 
-	rec = kmem_cache_zalloc(rl2_task_cache, GFP_KERNEL_ACCOUNT);
+	rec = kmem_cache_zalloc(rl2_task_cache, GFP_KERNEL);
 	if (!rec)
 		return ERR_PTR(-ENOMEM);
 
