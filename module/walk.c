@@ -333,7 +333,8 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 		entry = next;
 		pi = next_pi;
 
-		if (entry == tortoise) {
+		/* back at the head is the normal end, not a cycle */
+		if (entry != head && entry == tortoise) {
 			atomic64_inc(&rl2_stats.cycles);
 			break;
 		}

@@ -163,6 +163,27 @@ static void test_cycle_self_loop(void **state)
 	th_free(e, REGION);
 }
 
+static int build_one_entry(struct edge *e)
+{
+	chain64(e, 0, 0, 1);
+	return reg64(e, 0, &e->h64[0]);
+}
+
+static void test_one_entry_list_is_not_a_cycle(void **state)
+{
+	struct edge *e = edge_new();
+	struct robust_list2_stats d;
+
+	stats_start();
+	edge_run(e, build_one_entry);
+	d = stats_delta();
+	assert_int_equal(1, count_dead64(e, 0, 1));
+	assert_int_equal(1, d.walks);
+	assert_int_equal(1, d.entries);
+	assert_int_equal(0, d.cycles + d.limited + d.faults);
+	th_free(e, REGION);
+}
+
 static int build_loop_to_middle(struct edge *e)
 {
 	chain64(e, 0, 0, 10);
@@ -662,6 +683,7 @@ static void test_word_on_dropped_file_page(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_entry_list_is_not_a_cycle),
 		cmocka_unit_test(test_cycle_self_loop),
 		cmocka_unit_test(test_cycle_to_middle_64_and_32),
 		cmocka_unit_test(test_cycle_to_first_entry),
