@@ -66,6 +66,15 @@
 	instruction_pointer_set(ftrace_get_regs(fregs), ip)
 #endif
 
+/* The first argument of the traced function, from an ftrace callback. */
+#if defined(ftrace_regs_get_argument)
+# define rl2_ftrace_arg0(fregs)	ftrace_regs_get_argument(fregs, 0)
+#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+# define rl2_ftrace_arg0(fregs)	((fregs)->regs.di)	/* 6.1: wraps pt_regs */
+#else
+# define rl2_ftrace_arg0(fregs)	(ftrace_get_regs(fregs)->di)
+#endif
+
 /*
  * The filter hash of an ftrace_ops, as kernel/trace/trace.h defines it
  * (unchanged from v4.x to v7.x).  ftrace_set_filter() resolves a function

@@ -20,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/rhashtable.h>
+#include <linux/hash.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 
@@ -28,10 +29,21 @@
 static struct kmem_cache *rl2_task_cache;
 static struct rhashtable rl2_tasks;
 
+/*
+ * The key is a kernel pointer no user chooses: a multiplicative hash of
+ * it is as good as jhash2 here, and much cheaper on the set/get and
+ * exit-hook paths.
+ */
+static u32 rl2_task_hash(const void *data, u32 len, u32 seed)
+{
+	return hash_64(*(const u64 *)data ^ seed, 32);
+}
+
 static const struct rhashtable_params rl2_task_params = {
 	.key_len		= sizeof(struct task_struct *),
 	.key_offset		= offsetof(struct rl2_task, task),
 	.head_offset		= offsetof(struct rl2_task, node),
+	.hashfn			= rl2_task_hash,
 	.automatic_shrinking	= true,
 };
 
@@ -182,7 +194,30 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 		return;
 	rl2_task_detach(current);
 	rl2_task_free(rec);
-	module_put(THIS_MODULE);	/* the ioctl's file still pins us */
+	/*
+	 * The ioctl's file still pins us; on the prctl fast path nothing
+	 * does, but that path does not sleep, and unload waits for it with
+	 * synchronize_rcu_tasks() after removing the prctl hook.
+	 */
+	module_put(THIS_MODULE);
+}
+
+/* Store @word in @rec's slot @index; frees @rec when its last slot empties. */
+static int rl2_slot_store(struct rl2_task *rec, unsigned int index, u64 word,
+			  struct rl2_window *win)
+{
+	bool was_used = rec->slot[index] != 0;
+
+	WRITE_ONCE(rec->slot[index], word);
+	if (word && !was_used)
+		rec->nr_used++;
+	else if (!word && was_used)
+		rec->nr_used--;
+	if (word)
+		rl2_task_set_window(rec, win);
+
+	rl2_task_put_if_empty(rec);
+	return 0;
 }
 
 /**
@@ -194,7 +229,6 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win)
 {
 	struct rl2_task *rec = rl2_task_lookup(current);
-	bool was_used;
 
 	if (!rec) {
 		if (!word)
@@ -203,18 +237,25 @@ int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win)
 		if (IS_ERR(rec))
 			return PTR_ERR(rec);
 	}
+	return rl2_slot_store(rec, index, word, win);
+}
 
-	was_used = rec->slot[index] != 0;
-	WRITE_ONCE(rec->slot[index], word);
-	if (word && !was_used)
-		rec->nr_used++;
-	else if (!word && was_used)
-		rec->nr_used--;
-	if (word)
-		rl2_task_set_window(rec, win);
+/**
+ * rl2_slot_update - change a slot of a thread that already has a record
+ * @index: slot, already validated
+ * @word: head | RL2_SLOT_* flags, or 0 to empty the slot
+ *
+ * The prctl fast path: never allocates or sleeps.  Returns -EXDEV when the
+ * thread has no record yet and @word would need one (the caller then goes
+ * through the ioctl, which creates it with its file's window).
+ */
+int rl2_slot_update(unsigned int index, u64 word)
+{
+	struct rl2_task *rec = rl2_task_lookup(current);
 
-	rl2_task_put_if_empty(rec);
-	return 0;
+	if (!rec)
+		return word ? -EXDEV : 0;
+	return rl2_slot_store(rec, index, word, rec->window);
 }
 
 /**

@@ -24,6 +24,9 @@
 
 #include "compat.h"
 
+/* Set by rl2_hooks_init() when the prctl(2) fast path is installed. */
+extern bool rl2_prctl_ok;
+
 #define RL2_NR_SLOTS		8
 
 /* Slot word: head address | flags.  Heads are at least 4-byte aligned. */
@@ -33,6 +36,7 @@
 
 struct task_struct;
 struct file;
+struct pt_regs;
 
 /* The v6 32-bit list head (struct robust_list_head32), kernel side. */
 struct rl2_head32 {
@@ -85,6 +89,7 @@ bool rl2_task_registered(struct task_struct *t);
 struct rl2_task *rl2_task_lookup(struct task_struct *t);
 int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win);
 int rl2_slot_create(u64 word, struct rl2_window *win);
+int rl2_slot_update(unsigned int index, u64 word);
 u64 rl2_slot_get(struct task_struct *t, unsigned int index);
 struct rl2_task *rl2_task_detach(struct task_struct *t);
 void rl2_task_free(struct rl2_task *rec);
@@ -101,6 +106,10 @@ long rl2_ioctl_unlock(void __user *uarg);
 long rl2_ioctl_set_window(struct file *file, void __user *uarg);
 void rl2_window_put(struct rl2_window *win);
 void rl2_window_fixup(struct rl2_task *rec);
+
+/* main.c */
+int rl2_set_word(const struct robust_list2_set *a, u64 *word);
+long rl2_prctl(const struct pt_regs *regs);
 
 /* exit_hook.c */
 int rl2_hooks_init(void);

@@ -119,7 +119,8 @@ long rl2_ioctl_unlock(void __user *uarg)
 	 */
 	pop_ret = a.pop ? rl2_user_clear(a.pop, pop_size) : 0;
 
-	if (!(a.flags & ROBUST_LIST2_UNLOCK_PI))
+	/* Waiters set FUTEX_WAITERS before they sleep: none, no wake. */
+	if (!(a.flags & ROBUST_LIST2_UNLOCK_PI) && (old & FUTEX_WAITERS))
 		ret = rl2_kcall_do_futex(u, FUTEX_WAKE | priv, a.nr_wake, NULL,
 					 NULL, 0, FUTEX_BITSET_MATCH_ANY);
 	if (pop_ret || put_user(old, &ua->old))

@@ -333,8 +333,9 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 		entry = next;
 		pi = next_pi;
 
-		/* back at the head is the normal end, not a cycle */
-		if (entry != head && entry == tortoise) {
+		if (entry == head)	/* the normal end, not a cycle */
+			break;
+		if (entry == tortoise) {
 			atomic64_inc(&rl2_stats.cycles);
 			break;
 		}

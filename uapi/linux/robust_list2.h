@@ -32,9 +32,10 @@
  *	Release a robust futex in one call: the word at @uaddr, owned by
  *	@tid, is set to 0 (FUTEX_UNLOCK_PI with ROBUST_LIST2_UNLOCK_PI), the
  *	pending-op field at @pop (if non-zero; 4 bytes with
- *	ROBUST_LIST2_UNLOCK_POP32, else 8) is cleared, then up to @nr_wake
- *	waiters are woken.  A thread cannot die inside a system call, so no
- *	exit walk sees the word released with the pending field still set.
+ *	ROBUST_LIST2_UNLOCK_POP32, else 8) is cleared, then, if the word had
+ *	FUTEX_WAITERS set, up to @nr_wake waiters are woken.  A thread
+ *	cannot die inside a system call, so no exit walk sees the word
+ *	released with the pending field still set.
  *	Returns the number of waiters woken (0 for PI); @old is the word seen.
  *	EINVAL: unknown flags, @uaddr not 4-byte aligned, @pop not aligned
  *		to its width, @nr_wake 0 (non-PI).
@@ -55,6 +56,16 @@
  *	registered pending fields) before walking, so the released word is
  *	never touched.  EINVAL: start > end, a window over 64 bytes, non-zero
  *	flags or reserved; EBUSY: this file already has a window.
+ *
+ * The prctl(2) fast path (ROBUST_LIST2_F_PRCTL, 64-bit callers): SET and
+ * GET without the ioctl's file lookup, LSM hooks and argument copy:
+ *	prctl(ROBUST_LIST2_PRCTL_SET, head, index, cmd, flags)
+ *	prctl(ROBUST_LIST2_PRCTL_GET, pid, head_ptr, index, flags)
+ *	Same meaning, order of checks and errors as the ioctls, plus EXDEV:
+ *	"not on the fast path, use the ioctl" - for a thread's first slot
+ *	(the record is created, and the try-unlock window taken, through the
+ *	ioctl's file), a get of another thread, or a head_ptr that would
+ *	fault.  Without the module, prctl() answers EINVAL to these options.
  *
  * ROBUST_LIST2_IOC_STATS  (out)  struct robust_list2_stats
  *	Module-wide counters since load (for status tools and tests).
@@ -113,6 +124,11 @@
 #define ROBUST_LIST2_F_CREATE		(1ULL << 5) /* ROBUST_LIST2_IOC_CREATE */
 #define ROBUST_LIST2_F_UNLOCK		(1ULL << 6) /* ROBUST_LIST2_IOC_UNLOCK */
 #define ROBUST_LIST2_F_UNLOCK_WINDOW	(1ULL << 7) /* ROBUST_LIST2_IOC_SET_WINDOW */
+#define ROBUST_LIST2_F_PRCTL		(1ULL << 8) /* the prctl(2) fast path */
+
+/* prctl(2) options of the fast path ("RL2S", "RL2G"). */
+#define ROBUST_LIST2_PRCTL_SET		0x524c3253
+#define ROBUST_LIST2_PRCTL_GET		0x524c3247
 
 /* Bits of robust_list2_unlock.flags. */
 #define ROBUST_LIST2_UNLOCK_POP32	(1U << 0) /* @pop is a 32-bit field */
