@@ -23,6 +23,7 @@ lib:
 
 tests: lib
 	$(MAKE) -C tests
+	$(MAKE) -C tools
 
 # The FEX-style demo in a VM: an emulator with a 64-bit and a 32-bit list
 # is SIGKILLed while another process waits on all its locks.
@@ -61,7 +62,13 @@ check-host: lib
 # [DKMS_KERNEL=6.12: one more run with the DKMS-built module]
 check-vm: lib
 	$(MAKE) -C tests vm
+	$(MAKE) -C tools
 	scripts/check-vm $(if $(DKMS_KERNEL),--dkms $(DKMS_KERNEL)) $(KERNEL)
+
+# Benchmarks in QEMU against the kernel's own robust list (bench/README.md):
+# make bench [KERNEL="6.1 6.12"], default 6.12; output in build/bench/<kernel>/
+bench: lib
+	scripts/bench $(KERNEL)
 
 install: modules-load
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
@@ -69,6 +76,9 @@ install: modules-load
 
 install-lib: lib
 	$(MAKE) -C libshim install
+
+install-tools: lib
+	$(MAKE) -C tools install
 
 install-headers:
 	install -d $(DESTDIR)$(PREFIX)/include/linux
@@ -110,7 +120,9 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C libshim clean
 	$(MAKE) -C tests clean
+	-$(MAKE) -C tools clean
+	-$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: demo all module lib tests check deps check-host check-vm install install-lib \
-	install-headers dkms-source modules-load dkms-install dkms-uninstall style clean
+.PHONY: demo all module lib tests check deps check-host check-vm bench install install-lib \
+	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall style clean

@@ -79,7 +79,7 @@ qemu_setup() {
 	# -display none, not -nographic: with -nographic SeaBIOS also draws on the serial
 	# console (escape sequences and banners in front of the kernel's output).
 	QEMU=(qemu-system-x86_64 -nodefaults -display none -no-reboot -monitor none
-		-machine q35 -accel "$accel_opt" -cpu "$cpu" -smp 2 -m "${QEMU_MEM:-1024M}"
+		-machine q35 -accel "$accel_opt" -cpu "$cpu" -smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1024M}"
 		-kernel "$2" -initrd "$3"
 		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=4 ${*:5} ${QEMU_APPEND:-}"
 		-serial "${RL2_CONSOLE:-stdio}" -serial file:"$4")
