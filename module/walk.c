@@ -75,6 +75,30 @@ static int rl2_fault_in(unsigned long uaddr, unsigned int fault_flags)
 	return ret;
 }
 
+/* Read 4 or 8 bytes of the current task's memory, zero-extended. */
+static int rl2_user_read(unsigned long uaddr, unsigned int size, u64 *val)
+{
+	int tries = 0;
+	int ret;
+
+	for (;;) {
+		pagefault_disable();
+		if (size == sizeof(u32)) {
+			u32 v;
+
+			ret = get_user(v, (u32 __user *)uaddr);
+			*val = v;
+		} else {
+			ret = get_user(*val, (u64 __user *)uaddr);
+		}
+		pagefault_enable();
+		if (!ret)
+			return 0;
+		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(uaddr, 0))
+			return -EFAULT;
+	}
+}
+
 /**
  * rl2_user_read_u32 - read a u32 of the current task's memory
  * @uaddr: user address
@@ -84,34 +108,11 @@ static int rl2_fault_in(unsigned long uaddr, unsigned int fault_flags)
  */
 int rl2_user_read_u32(unsigned long uaddr, u32 *val)
 {
-	int tries = 0;
-	int ret;
+	u64 v;
+	int ret = rl2_user_read(uaddr, sizeof(u32), &v);
 
-	for (;;) {
-		pagefault_disable();
-		ret = get_user(*val, (u32 __user *)uaddr);
-		pagefault_enable();
-		if (!ret)
-			return 0;
-		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(uaddr, 0))
-			return -EFAULT;
-	}
-}
-
-static int rl2_user_read_u64(unsigned long uaddr, u64 *val)
-{
-	int tries = 0;
-	int ret;
-
-	for (;;) {
-		pagefault_disable();
-		ret = get_user(*val, (u64 __user *)uaddr);
-		pagefault_enable();
-		if (!ret)
-			return 0;
-		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(uaddr, 0))
-			return -EFAULT;
-	}
+	*val = (u32)v;
+	return ret;
 }
 
 /**
@@ -185,15 +186,8 @@ static int rl2_fetch_entry(struct rl2_walk *w, unsigned long uaddr,
 {
 	u64 v;
 
-	if (w->is32) {
-		u32 v32;
-
-		if (rl2_user_read_u32(uaddr, &v32))
-			return -EFAULT;
-		v = v32;
-	} else if (rl2_user_read_u64(uaddr, &v)) {
+	if (rl2_user_read(uaddr, w->is32 ? sizeof(u32) : sizeof(u64), &v))
 		return -EFAULT;
-	}
 	*entry = (unsigned long)(v & ~1ULL);
 	*pi = v & 1;
 	return 0;
@@ -308,8 +302,8 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 	} else {
 		u64 off64;
 
-		if (rl2_user_read_u64(head + offsetof(struct robust_list_head, futex_offset),
-				      &off64))
+		if (rl2_user_read(head + offsetof(struct robust_list_head, futex_offset),
+				  sizeof(u64), &off64))
 			goto fault;
 		offset = (long)off64;
 		rc = rl2_fetch_entry(w, head + offsetof(struct robust_list_head, list_op_pending),
