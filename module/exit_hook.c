@@ -88,7 +88,7 @@ __noipa long rl2_kcall_do_futex(u32 __user *uaddr, int op, u32 val,
 				ktime_t *timeout, u32 __user *uaddr2,
 				u32 val2, u32 val3)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 __noipa bool rl2_kcall_ptrace_may_access(struct task_struct *task,

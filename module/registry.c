@@ -109,7 +109,7 @@ bool rl2_task_registered(struct task_struct *t)
 		return false;
 
 	rcu_read_lock();
-	found = rl2_task_lookup(t) != NULL;
+	found = !!rl2_task_lookup(t);
 	rcu_read_unlock();
 	return found;
 }
