@@ -471,17 +471,18 @@ static void status_text(const struct mod_state *ms, const struct robust_list2_in
 	putchar('\n');
 }
 
-static int cmd_status(int argc, char **argv)
+/*
+ * Options of a command that takes only --json and --help: returns an exit
+ * status to return at once, or -1 to go on.
+ */
+static int parse_plain_opts(int argc, char **argv, const char *cmd)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct robust_list2_stats st = { 0 };
-	struct robust_list2_info info = { 0 };
-	struct mod_state ms;
-	int c, ret;
+	int c;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
@@ -493,11 +494,24 @@ static int cmd_status(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return usage_error("status: bad option");
+			return usage_error("%s: bad option", cmd);
 		}
 	}
 	if (optind != argc)
-		return usage_error("status takes no arguments");
+		return usage_error("%s takes no arguments", cmd);
+	return -1;
+}
+
+static int cmd_status(int argc, char **argv)
+{
+	struct robust_list2_stats st = { 0 };
+	struct robust_list2_info info = { 0 };
+	struct mod_state ms;
+	int ret;
+
+	ret = parse_plain_opts(argc, argv, "status");
+	if (ret >= 0)
+		return ret;
 
 	/* The refcount first: our own descriptor, opened below, pins the module too. */
 	ret = mod_state(&ms);
@@ -1385,30 +1399,13 @@ static int busy_error(struct kmod_module *mod)
 
 static int cmd_unload(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	struct kmod_module *mod;
 	struct mod_state ms;
-	int c, ret;
+	int ret;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			opt_json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return usage_error("unload: bad option");
-		}
-	}
-	if (optind != argc)
-		return usage_error("unload takes no arguments");
+	ret = parse_plain_opts(argc, argv, "unload");
+	if (ret >= 0)
+		return ret;
 
 	ret = need_module(&ms, "unload");
 	if (ret)
