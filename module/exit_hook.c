@@ -147,7 +147,7 @@ static void rl2_release(struct task_struct *tsk, bool exec)
 	struct rl2_task *rec = NULL;
 
 	if (tsk == current)
-		rec = rl2_task_detach(tsk);
+		rec = rl2_task_detach();
 	if (rec) {
 		rl2_walk_task(rec);
 		rl2_task_free(rec);
@@ -171,13 +171,14 @@ static noinline void rl2_exec_release(struct task_struct *tsk)
 	module_put(THIS_MODULE);
 }
 
-static void notrace rl2_hook_cb(unsigned long ip, unsigned long parent_ip,
-				struct ftrace_ops *op,
-				struct ftrace_regs *fregs)
+static void notrace __rl2_fast rl2_hook_cb(unsigned long ip,
+					   unsigned long parent_ip,
+					   struct ftrace_ops *op,
+					   struct ftrace_regs *fregs)
 {
 	struct rl2_hook *h = container_of(op, struct rl2_hook, ops);
 
-	if (likely(!rl2_task_registered(current)))
+	if (likely(!rl2_task_registered()))
 		return;
 	if (!try_module_get(THIS_MODULE))
 		return;
@@ -192,9 +193,10 @@ bool rl2_prctl_ok;
  * our two options are redirected, to rl2_prctl(), which does not sleep
  * and so needs no module reference (see rl2_hooks_exit()).
  */
-static void notrace rl2_prctl_cb(unsigned long ip, unsigned long parent_ip,
-				 struct ftrace_ops *op,
-				 struct ftrace_regs *fregs)
+static void notrace __rl2_fast rl2_prctl_cb(unsigned long ip,
+					    unsigned long parent_ip,
+					    struct ftrace_ops *op,
+					    struct ftrace_regs *fregs)
 {
 	const struct pt_regs *regs = (const struct pt_regs *)rl2_ftrace_arg0(fregs);
 	int option = (int)regs->di;

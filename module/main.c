@@ -94,7 +94,7 @@ static long rl2_ioctl_stats(void __user *uarg)
  * empties the slot).  The v6 syscall's order: flags, cmd, index, then per
  * command.  LIST_LIMIT is left to the caller.
  */
-int rl2_set_word(const struct robust_list2_set *a, u64 *word)
+static int rl2_set_word(const struct robust_list2_set *a, u64 *word)
 {
 	if (a->flags || a->pad)
 		return -EINVAL;
@@ -230,7 +230,7 @@ static long rl2_ioctl_get(void __user *uarg)
  * head_ptr that would fault goes through the ioctl, which reports it).
  * Unload waits for it with synchronize_rcu_tasks().
  */
-static long rl2_prctl_set(u64 head, u32 index, u32 cmd, u32 flags)
+static long __rl2_fast rl2_prctl_set(u64 head, u32 index, u32 cmd, u32 flags)
 {
 	struct robust_list2_set a = {
 		.head = head, .index = index, .cmd = cmd, .flags = flags,
@@ -246,7 +246,7 @@ static long rl2_prctl_set(u64 head, u32 index, u32 cmd, u32 flags)
 	return rl2_slot_update(index, word);
 }
 
-static long rl2_prctl_get(s32 pid, u64 head_ptr, u32 index, u32 flags)
+static long __rl2_fast rl2_prctl_get(s32 pid, u64 head_ptr, u32 index, u32 flags)
 {
 	u64 head;
 
@@ -266,7 +266,7 @@ static long rl2_prctl_get(s32 pid, u64 head_ptr, u32 index, u32 flags)
  * rl2_prctl - entered instead of __x64_sys_prctl() for our two options
  * @regs: the caller's registers (option, arg2 .. arg5)
  */
-long rl2_prctl(const struct pt_regs *regs)
+long __rl2_fast rl2_prctl(const struct pt_regs *regs)
 {
 	if ((int)regs->di == ROBUST_LIST2_PRCTL_SET)
 		return rl2_prctl_set(regs->si, (u32)regs->dx, (u32)regs->r10,

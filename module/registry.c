@@ -16,11 +16,23 @@
  *     hooks), so writers never race each other;
  *   - readers (get on another thread) use rcu_read_lock() and READ_ONCE()
  *     of one slot word; records are freed after a grace period.
+ *
+ * A thread that asks for its own record (set, get of itself, the exit
+ * hook) first tries a one-entry cache per CPU that holds the record its
+ * owner last used there: one per-CPU load and one compare instead of the
+ * hash walk, which under QEMU was most of set_robust_list2()'s cost.  The
+ * cache never decides anything on its own: an entry counts only if its
+ * record's task is current, and a record is in at most one CPU's entry
+ * (rl2_task_cache_fill()), taken out of it before it is freed
+ * (rl2_task_detach()).  Entries are read with preemption disabled, and
+ * records are freed by call_rcu(), which waits for such sections; so a
+ * stale entry of another thread is still valid memory when compared.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/rhashtable.h>
 #include <linux/hash.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 
@@ -32,11 +44,18 @@ static struct rhashtable rl2_tasks;
 /*
  * The key is a kernel pointer no user chooses: a multiplicative hash of
  * it is as good as jhash2 here, and much cheaper on the set/get and
- * exit-hook paths.
+ * exit-hook paths; comparing it is one load, not a memcmp() call.
  */
 static u32 rl2_task_hash(const void *data, u32 len, u32 seed)
 {
 	return hash_64(*(const u64 *)data ^ seed, 32);
+}
+
+static int rl2_task_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct rl2_task *rec = obj;
+
+	return rec->task != *(struct task_struct * const *)arg->key;
 }
 
 static const struct rhashtable_params rl2_task_params = {
@@ -44,8 +63,11 @@ static const struct rhashtable_params rl2_task_params = {
 	.key_offset		= offsetof(struct rl2_task, task),
 	.head_offset		= offsetof(struct rl2_task, node),
 	.hashfn			= rl2_task_hash,
+	.obj_cmpfn		= rl2_task_cmp,
 	.automatic_shrinking	= true,
 };
+
+DEFINE_PER_CPU(struct rl2_task *, rl2_task_cached);
 
 int rl2_registry_init(void)
 {
@@ -82,36 +104,61 @@ unsigned int rl2_registry_count(void)
 	return atomic_read(&rl2_tasks.nelems);
 }
 
-/**
- * rl2_task_lookup - find @t's record
- * @t: the thread
- *
- * Callers hold rcu_read_lock(), or are @t itself (only the owner removes
- * a record, so it cannot vanish under its owner).
- */
-struct rl2_task *rl2_task_lookup(struct task_struct *t)
+/* @t's record, or NULL; the caller holds rcu_read_lock(). */
+static struct rl2_task *rl2_task_lookup(struct task_struct *t)
 {
-	return rhashtable_lookup_fast(&rl2_tasks, &t, rl2_task_params);
+	return rhashtable_lookup(&rl2_tasks, &t, rl2_task_params);
 }
 
 /**
- * rl2_task_registered - does @t have a slot in use?
- * @t: the thread, normally current
+ * rl2_task_registered - does current have a slot in use?
  *
  * The exit hook asks this for every task that exits on the machine, so
  * the common answer (nobody uses the module) costs one atomic read.
  */
-bool rl2_task_registered(struct task_struct *t)
+bool __rl2_fast rl2_task_registered(void)
 {
-	bool found;
-
 	if (likely(!atomic_read(&rl2_tasks.nelems)))
 		return false;
+	return !!rl2_task_self();
+}
+
+/* Take @rec (current's) out of the CPU cache entry that holds it. */
+static void rl2_task_uncache(struct rl2_task *rec)
+{
+	/* Another thread may have taken the entry over since: leave it. */
+	if (rec->cached_on)
+		cmpxchg(per_cpu_ptr(&rl2_task_cached, rec->cached_on - 1),
+			rec, NULL);
+	rec->cached_on = 0;
+}
+
+/* Make @rec (current's) this CPU's cached record, and no other CPU's. */
+static void rl2_task_cache_fill(struct rl2_task *rec)
+{
+	int cpu;
+
+	BUILD_BUG_ON(CONFIG_NR_CPUS >= U16_MAX);
+	cpu = get_cpu();
+	if (rec->cached_on != cpu + 1) {
+		rl2_task_uncache(rec);
+		rec->cached_on = cpu + 1;
+	}
+	__this_cpu_write(rl2_task_cached, rec);
+	put_cpu();
+}
+
+/* rl2_task_self() when this CPU's cache entry is not current's record. */
+struct rl2_task *rl2_task_self_slow(void)
+{
+	struct rl2_task *rec;
 
 	rcu_read_lock();
-	found = !!rl2_task_lookup(t);
+	rec = rl2_task_lookup(current);
 	rcu_read_unlock();
-	return found;
+	if (rec)
+		rl2_task_cache_fill(rec);
+	return rec;
 }
 
 static void rl2_task_free_rcu(struct rcu_head *rcu)
@@ -137,19 +184,19 @@ void rl2_task_free(struct rl2_task *rec)
 }
 
 /**
- * rl2_task_detach - take @t's record out of the table
- * @t: the owner thread (current)
+ * rl2_task_detach - take current's record out of the table
  *
- * Returns the record, or NULL if @t had none.  After this, get() from
+ * Returns the record, or NULL if current had none.  After this, get() from
  * other threads sees every slot of @t empty.
  */
-struct rl2_task *rl2_task_detach(struct task_struct *t)
+struct rl2_task *rl2_task_detach(void)
 {
-	struct rl2_task *rec = rl2_task_lookup(t);
+	struct rl2_task *rec = rl2_task_self();
 
 	if (!rec)
 		return NULL;
 	rhashtable_remove_fast(&rl2_tasks, &rec->node, rl2_task_params);
+	rl2_task_uncache(rec);
 	return rec;
 }
 
@@ -174,6 +221,7 @@ static struct rl2_task *rl2_task_create(void)
 	}
 	/* Our caller is inside an ioctl on our file, so this cannot fail. */
 	__module_get(THIS_MODULE);
+	rl2_task_cache_fill(rec);
 	return rec;
 }
 
@@ -192,7 +240,7 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 {
 	if (rec->nr_used)
 		return;
-	rl2_task_detach(current);
+	rl2_task_detach();
 	rl2_task_free(rec);
 	/*
 	 * The ioctl's file still pins us; on the prctl fast path nothing
@@ -203,8 +251,8 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 }
 
 /* Store @word in @rec's slot @index; frees @rec when its last slot empties. */
-static int rl2_slot_store(struct rl2_task *rec, unsigned int index, u64 word,
-			  struct rl2_window *win)
+static int __rl2_fast rl2_slot_store(struct rl2_task *rec, unsigned int index,
+				     u64 word, struct rl2_window *win)
 {
 	bool was_used = rec->slot[index] != 0;
 
@@ -228,7 +276,7 @@ static int rl2_slot_store(struct rl2_task *rec, unsigned int index, u64 word,
  */
 int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win)
 {
-	struct rl2_task *rec = rl2_task_lookup(current);
+	struct rl2_task *rec = rl2_task_self();
 
 	if (!rec) {
 		if (!word)
@@ -249,9 +297,9 @@ int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win)
  * thread has no record yet and @word would need one (the caller then goes
  * through the ioctl, which creates it with its file's window).
  */
-int rl2_slot_update(unsigned int index, u64 word)
+int __rl2_fast rl2_slot_update(unsigned int index, u64 word)
 {
-	struct rl2_task *rec = rl2_task_lookup(current);
+	struct rl2_task *rec = rl2_task_self();
 
 	if (!rec)
 		return word ? -EXDEV : 0;
@@ -268,7 +316,7 @@ int rl2_slot_update(unsigned int index, u64 word)
  */
 int rl2_slot_create(u64 word, struct rl2_window *win)
 {
-	struct rl2_task *rec = rl2_task_lookup(current);
+	struct rl2_task *rec = rl2_task_self();
 	unsigned int i = 0;
 
 	if (rec) {
@@ -285,11 +333,15 @@ int rl2_slot_create(u64 word, struct rl2_window *win)
  * @t: a thread the caller holds a reference on
  * @index: slot, already validated
  */
-u64 rl2_slot_get(struct task_struct *t, unsigned int index)
+u64 __rl2_fast rl2_slot_get(struct task_struct *t, unsigned int index)
 {
 	struct rl2_task *rec;
 	u64 word = 0;
 
+	if (t == current) {
+		rec = rl2_task_self();
+		return rec ? READ_ONCE(rec->slot[index]) : 0;
+	}
 	rcu_read_lock();
 	rec = rl2_task_lookup(t);
 	if (rec)

@@ -8,6 +8,7 @@
  * record leaked by a thread killed in the middle of registering).
  */
 #include <errno.h>
+#include <sched.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -158,6 +159,121 @@ static void test_64_threads_set_get_clear_exit_fork(void **state)
 }
 
 /*
+ * The module caches each thread's record per CPU.  Threads hop between
+ * CPUs on every call, set and read their own slots, empty them all now
+ * and then (the record is freed and made again), while the main thread
+ * reads their slots by TID: every answer must be the asker's own head
+ * (never a head of the thread that last ran on that CPU), and each
+ * thread's exit must still find its record and recover its lock.
+ */
+#define MIG_THREADS	8
+#define MIG_ROUNDS	2000
+
+struct mig {
+	struct robust_list_head head[MIG_THREADS][2];
+	struct th_lock64 lock[MIG_THREADS];
+	pid_t tid[MIG_THREADS];
+	volatile int bad;
+};
+
+static struct mig *mg;
+
+/* Which worker's head is @h: its index, or -1. */
+static int mig_owner(void *h)
+{
+	for (int i = 0; i < MIG_THREADS; i++)
+		if (h == &mg->head[i][0] || h == &mg->head[i][1])
+			return i;
+	return -1;
+}
+
+static void *mig_worker(void *p)
+{
+	long i = (long)p, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct th_lock64 *l = &mg->lock[i];
+
+	th_list64_init(&mg->head[i][0], TH_OFF64);
+	th_list64_init(&mg->head[i][1], TH_OFF64);
+	l->futex = th_gettid();
+	th_list64_add(&mg->head[i][0], l, false);
+	__atomic_store_n(&mg->tid[i], th_gettid(), __ATOMIC_RELEASE);
+
+	for (int k = 0; k < MIG_ROUNDS && !mg->bad; k++) {
+		struct robust_list_head *h = &mg->head[i][k & 1];
+		unsigned int s = k % 8;
+		cpu_set_t cpus;
+		void *got = NULL;
+
+		CPU_ZERO(&cpus);
+		CPU_SET((k + i) % (ncpu > 0 ? ncpu : 1), &cpus);
+		sched_setaffinity(0, sizeof(cpus), &cpus);
+		if (set_robust_list2(h, s, TH_NATIVE, 0) ||
+		    get_robust_list2(0, &got, s, 0) || got != h)
+			mg->bad = 1;
+		if (k % 64 == 63) {
+			for (unsigned int e = 0; e < 8; e++)
+				if (set_robust_list2(NULL, e, TH_NATIVE, 0))
+					mg->bad = 2;
+			if (get_robust_list2(0, &got, s, 0) || got)
+				mg->bad = 3;
+		}
+	}
+	if (set_robust_list2(&mg->head[i][0], 0, TH_NATIVE, 0))
+		mg->bad = 4;
+	return NULL;		/* exit holding the lock */
+}
+
+static int migrate_process(void *arg)
+{
+	pthread_t t[MIG_THREADS];
+	int running = MIG_THREADS;
+
+	for (long i = 0; i < MIG_THREADS; i++)
+		if (pthread_create(&t[i], NULL, mig_worker, (void *)i))
+			return 2;
+	while (running && !mg->bad) {
+		running = 0;
+		for (int i = 0; i < MIG_THREADS; i++) {
+			pid_t tid = __atomic_load_n(&mg->tid[i], __ATOMIC_ACQUIRE);
+			void *got;
+
+			if (!tid)
+				continue;
+			for (unsigned int s = 0; s < 8; s++) {
+				got = NULL;
+				if (get_robust_list2(tid, &got, s, 0)) {
+					if (errno != ESRCH)
+						mg->bad = 5;
+					break;
+				}
+				running = 1;
+				if (got && mig_owner(got) != i)
+					mg->bad = 6;
+			}
+		}
+	}
+	for (int i = 0; i < MIG_THREADS; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < MIG_THREADS; i++)
+		if (__atomic_load_n(&mg->lock[i].futex, __ATOMIC_ACQUIRE) != FUTEX_OWNER_DIED)
+			return 10 + i;
+	return mg->bad ? 20 + mg->bad : 0;
+}
+
+static void test_own_record_across_cpus(void **state)
+{
+	struct robust_list2_stats before, after;
+
+	mg = th_shared_alloc(sizeof(*mg), false);
+	assert_non_null(mg);
+	assert_int_equal(0, robust_list2_stats(&before));
+	assert_int_equal(0, th_wait_child_ms(th_spawn_child(migrate_process, NULL), 60000));
+	assert_int_equal(0, robust_list2_stats(&after));
+	assert_int_equal(before.tasks, after.tasks);
+	th_free(mg, sizeof(*mg));
+}
+
+/*
  * Threads register in a loop while a sibling execs: they are killed in
  * de_thread() wherever they are, possibly inside the ioctl.  The exec'd
  * image checks its own slots are empty; afterwards no record is left.
@@ -270,6 +386,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_64_threads_set_get_clear_exit_fork),
+		cmocka_unit_test(test_own_record_across_cpus),
 		cmocka_unit_test(test_register_while_sibling_execs),
 		cmocka_unit_test(test_get_on_execing_and_exiting_target),
 	};
