@@ -254,16 +254,15 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 static int __rl2_fast rl2_slot_store(struct rl2_task *rec, unsigned int index,
 				     u64 word, struct rl2_window *win)
 {
-	bool was_used = rec->slot[index] != 0;
-
-	WRITE_ONCE(rec->slot[index], word);
-	if (word && !was_used)
-		rec->nr_used++;
-	else if (!word && was_used)
-		rec->nr_used--;
-	if (word)
+	if (word) {
+		rl2_slot_fill(rec, index, word);
 		rl2_task_set_window(rec, win);
-
+		return 0;
+	}
+	if (rec->slot[index]) {
+		WRITE_ONCE(rec->slot[index], 0);
+		rec->nr_used--;
+	}
 	rl2_task_put_if_empty(rec);
 	return 0;
 }
@@ -288,22 +287,12 @@ int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win)
 	return rl2_slot_store(rec, index, word, win);
 }
 
-/**
- * rl2_slot_update - change a slot of a thread that already has a record
- * @index: slot, already validated
- * @word: head | RL2_SLOT_* flags, or 0 to empty the slot
- *
- * The prctl fast path: never allocates or sleeps.  Returns -EXDEV when the
- * thread has no record yet and @word would need one (the caller then goes
- * through the ioctl, which creates it with its file's window).
- */
-int __rl2_fast rl2_slot_update(unsigned int index, u64 word)
+/* rl2_slot_update() of 0: empty a slot, free the record if it was the last. */
+int __rl2_fast rl2_slot_clear(unsigned int index)
 {
 	struct rl2_task *rec = rl2_task_self();
 
-	if (!rec)
-		return word ? -EXDEV : 0;
-	return rl2_slot_store(rec, index, word, rec->window);
+	return rec ? rl2_slot_store(rec, index, 0, NULL) : 0;
 }
 
 /**

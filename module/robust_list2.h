@@ -128,7 +128,39 @@ static inline struct rl2_task *rl2_task_self(void)
 
 int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win);
 int rl2_slot_create(u64 word, struct rl2_window *win);
-int rl2_slot_update(unsigned int index, u64 word);
+int rl2_slot_clear(unsigned int index);
+
+/* Fill slot @index of current's record @rec with @word (not 0). */
+static inline void rl2_slot_fill(struct rl2_task *rec, unsigned int index,
+				 u64 word)
+{
+	if (!rec->slot[index])
+		rec->nr_used++;
+	WRITE_ONCE(rec->slot[index], word);
+}
+
+/**
+ * rl2_slot_update - change a slot of a thread that already has a record
+ * @index: slot, already validated
+ * @word: head | RL2_SLOT_* flags, or 0 to empty the slot
+ *
+ * The prctl fast path: never allocates or sleeps.  Returns -EXDEV when the
+ * thread has no record yet and @word would need one (the caller then goes
+ * through the ioctl, which creates it with its file's window).  Filling a
+ * slot is inline: on a cache hit, set_robust_list2() makes no call here.
+ */
+static inline int rl2_slot_update(unsigned int index, u64 word)
+{
+	struct rl2_task *rec;
+
+	if (!word)
+		return rl2_slot_clear(index);
+	rec = rl2_task_self();
+	if (!rec)
+		return -EXDEV;
+	rl2_slot_fill(rec, index, word);
+	return 0;
+}
 u64 rl2_slot_get(struct task_struct *t, unsigned int index);
 struct rl2_task *rl2_task_detach(void);
 void rl2_task_free(struct rl2_task *rec);
