@@ -161,6 +161,7 @@ static inline int rl2_slot_update(unsigned int index, u64 word)
 	rl2_slot_fill(rec, index, word);
 	return 0;
 }
+
 u64 rl2_slot_get(struct task_struct *t, unsigned int index);
 struct rl2_task *rl2_task_detach(void);
 void rl2_task_free(struct rl2_task *rec);
