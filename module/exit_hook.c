@@ -33,7 +33,10 @@
  * kernel code only by RET out of ftrace's trampoline, and IBT does not
  * check RET targets.  The only indirect calls involved are ftrace calling
  * our callbacks and the RCU/kernel calling our functions, all module
- * functions whose address is taken and which therefore keep their ENDBR.
+ * functions whose address is taken and which therefore keep their ENDBR,
+ * and the pv_ops slots of the irq save/restore inside rhashtable's bucket
+ * locks, which the paravirt patcher turns into inline instructions at load
+ * (their targets sit in pv_ops, so their address is taken too).
  * Kernel addresses are read back from ftrace's own filter (set by name,
  * never registered), which patches no kernel text: no kprobe is placed on
  * these hot functions, and no kallsyms lookup function is ever called.

@@ -148,8 +148,11 @@ static void rl2_task_cache_fill(struct rl2_task *rec)
 	put_cpu();
 }
 
-/* rl2_task_self() when this CPU's cache entry is not current's record. */
-struct rl2_task *rl2_task_self_slow(void)
+/*
+ * rl2_task_self() when this CPU's cache entry is not current's record; also
+ * the exit hook's answer for every unregistered task while any is registered.
+ */
+struct rl2_task *__rl2_fast rl2_task_self_slow(void)
 {
 	struct rl2_task *rec;
 
