@@ -40,7 +40,7 @@ pid_t th_spawn_child(int (*fn)(void *), void *arg)
 	return pid;
 }
 
-static long th_now_ms(void)
+long th_now_ms(void)
 {
 	struct timespec ts;
 
@@ -48,11 +48,26 @@ static long th_now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 }
 
-static void th_sleep_ms(int ms)
+void th_sleep_ms(int ms)
 {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
+}
+
+/* Write @s to @path in one write(); 0 or -errno (-EIO for a short write). */
+int th_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	err = n < 0 ? -errno : (size_t)n != strlen(s) ? -EIO : 0;
+	close(fd);
+	return err;
 }
 
 int th_wait_child_ms(pid_t pid, int timeout_ms)

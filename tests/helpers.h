@@ -58,6 +58,13 @@ pid_t th_spawn_child(int (*fn)(void *), void *arg);
  * Wait at most timeout_ms for @pid.  Returns its exit code, 128 + signal
  * if it was killed, or -1 on timeout (the child is then SIGKILLed).
  */
+/* CLOCK_MONOTONIC in milliseconds, and a sleep of @ms. */
+long th_now_ms(void);
+void th_sleep_ms(int ms);
+
+/* Write @s to @path (sysfs, procfs, cgroupfs); 0 or -errno. */
+int th_write_file(const char *path, const char *s);
+
 int th_wait_child_ms(pid_t pid, int timeout_ms);
 static inline int th_wait_child(pid_t pid)
 {

@@ -324,14 +324,6 @@ static void run_free(struct run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 static void child_exec(int out, int err, uid_t uid, char **argv)
 {
 	if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
@@ -352,7 +344,7 @@ static void drain(struct run *r, int out, int err, long deadline)
 	struct pollfd pfd[2] = { { .fd = out, .events = POLLIN }, { .fd = err, .events = POLLIN } };
 	int open = 2;
 
-	while (open && now_ms() < deadline) {
+	while (open && th_now_ms() < deadline) {
 		if (poll(pfd, 2, 100) <= 0)
 			continue;
 		for (int i = 0; i < 2; i++) {
@@ -389,7 +381,7 @@ run_cli(struct run *r, uid_t uid, const char *fmt, ...)
 {
 	char line[1024], shown[1024], *argv[16] = { cli };
 	int argc = 1, out[2], err[2];
-	long deadline = now_ms() + TH_TIMEOUT_MS;
+	long deadline = th_now_ms() + TH_TIMEOUT_MS;
 	va_list ap;
 	pid_t pid;
 
@@ -416,7 +408,7 @@ run_cli(struct run *r, uid_t uid, const char *fmt, ...)
 	drain(r, out[0], err[0], deadline);
 	close(out[0]);
 	close(err[0]);
-	r->status = th_wait_child_ms(pid, (int)(deadline > now_ms() ? deadline - now_ms() : 1));
+	r->status = th_wait_child_ms(pid, (int)(deadline > th_now_ms() ? deadline - th_now_ms() : 1));
 	fprintf(stderr, "# robust-list2 %s%s -> %d\n%s%s", uid ? "(uid 65534) " : "",
 		shown, r->status, r->err, r->nout < 4096 ? r->out : "");
 	return r->status;
@@ -631,24 +623,12 @@ static int read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
 static int teardown_target(void **state)
 {
 	int rc = 0;
 
 	if (yama_saved[0]) {
-		write_file(YAMA_SCOPE, yama_saved);
+		th_write_file(YAMA_SCOPE, yama_saved);
 		yama_saved[0] = 0;
 	}
 	if (tgt.pid > 0) {
@@ -973,7 +953,7 @@ static void test_show_without_memory_access_still_shows_slots(void **state)
 	const struct jv *s;
 
 	if (read_line(YAMA_SCOPE, yama_saved, sizeof(yama_saved)) ||
-	    write_file(YAMA_SCOPE, "1")) {
+	    th_write_file(YAMA_SCOPE, "1")) {
 		fprintf(stderr, "# no Yama, or ptrace_scope locked: cannot close memory only\n");
 		yama_saved[0] = 0;
 		skip();

@@ -55,36 +55,6 @@
 #define UID_NOBODY	65534
 #define GET_SLOT	3	/* the slot the permission tests register and read */
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Write @s to @path; 0 or -errno. */
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
-}
-
 /* Read up to @len - 1 bytes of @path, NUL-terminated; bytes read or -errno. */
 static ssize_t read_file(const char *path, char *buf, size_t len)
 {
@@ -114,10 +84,10 @@ static long read_long(const char *path, long dflt)
 /* Bounded wait for a flag word set by a child. */
 static bool wait_flag(uint32_t *flag, uint32_t want, int timeout_ms)
 {
-	long deadline = now_ms() + timeout_ms;
+	long deadline = th_now_ms() + timeout_ms;
 
 	while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want) {
-		if (now_ms() > deadline)
+		if (th_now_ms() > deadline)
 			return false;
 		th_futex_wait(flag, __atomic_load_n(flag, __ATOMIC_ACQUIRE), 100, false);
 	}
@@ -564,7 +534,7 @@ static int yama_setup(void **state)
 static int yama_teardown(void **state)
 {
 	kill_kids();
-	if (yama_orig[0] && write_file(YAMA_SCOPE, yama_orig)) {
+	if (yama_orig[0] && th_write_file(YAMA_SCOPE, yama_orig)) {
 		fprintf(stderr, "# could not restore %s to %s", YAMA_SCOPE, yama_orig);
 		return -1;
 	}
@@ -576,7 +546,7 @@ static void set_yama(int scope)
 	char buf[16];
 
 	snprintf(buf, sizeof(buf), "%d\n", scope);
-	assert_int_equal(0, write_file(YAMA_SCOPE, buf));
+	assert_int_equal(0, th_write_file(YAMA_SCOPE, buf));
 	assert_int_equal(scope, read_long(YAMA_SCOPE, -1));
 }
 
@@ -651,7 +621,7 @@ static struct {
 
 static void kmsg_write(const char *line)
 {
-	if (write_file("/dev/kmsg", line))
+	if (th_write_file("/dev/kmsg", line))
 		fprintf(stderr, "# cannot write to /dev/kmsg: %s\n", line);
 }
 
@@ -683,7 +653,7 @@ static int cg_setup_group(const char *name, bool memory)
 		if (read_file(CG_ROOT "/cgroup.subtree_control", buf, sizeof(buf)) < 0)
 			return -ENODEV;
 		if (!strstr(buf, "memory")) {
-			if (write_file(CG_ROOT "/cgroup.subtree_control", "+memory"))
+			if (th_write_file(CG_ROOT "/cgroup.subtree_control", "+memory"))
 				return -ENODEV;
 			cg.memory_enabled = true;
 		}
@@ -713,12 +683,12 @@ static long cg_event(const char *file, const char *key)
 
 static bool cg_wait_event(const char *key, long want, int timeout_ms)
 {
-	long deadline = now_ms() + timeout_ms;
+	long deadline = th_now_ms() + timeout_ms;
 
 	while (cg_event("cgroup.events", key) != want) {
-		if (now_ms() > deadline)
+		if (th_now_ms() > deadline)
 			return false;
-		sleep_ms(1);
+		th_sleep_ms(1);
 	}
 	return true;
 }
@@ -732,7 +702,7 @@ static int cg_teardown(void **state)
 	}
 	if (cg.path[0]) {
 		/* a failed test may have left a frozen victim behind */
-		if (write_file(cg_file("cgroup.kill"), "1")) {
+		if (th_write_file(cg_file("cgroup.kill"), "1")) {
 			char buf[4096], *p = buf;
 
 			if (read_file(cg_file("cgroup.procs"), buf, sizeof(buf)) > 0)
@@ -742,14 +712,14 @@ static int cg_teardown(void **state)
 						p++;
 				}
 		}
-		write_file(cg_file("cgroup.freeze"), "0");
+		th_write_file(cg_file("cgroup.freeze"), "0");
 		cg_wait_event("populated", 0, TH_TIMEOUT_MS);
 		if (rmdir(cg.path))
 			fprintf(stderr, "# rmdir %s: %s\n", cg.path, strerror(errno));
 		cg.path[0] = 0;
 	}
 	if (cg.memory_enabled) {
-		write_file(CG_ROOT "/cgroup.subtree_control", "-memory");
+		th_write_file(CG_ROOT "/cgroup.subtree_control", "-memory");
 		cg.memory_enabled = false;
 	}
 	if (cg.mounted) {
@@ -764,7 +734,7 @@ static void cg_enter(pid_t pid)
 	char buf[512], want[160];
 
 	snprintf(buf, sizeof(buf), "%d", (int)pid);
-	assert_int_equal(0, write_file(cg_file("cgroup.procs"), buf));
+	assert_int_equal(0, th_write_file(cg_file("cgroup.procs"), buf));
 	snprintf(buf, sizeof(buf), "/proc/%d/cgroup", (int)pid);
 	assert_true(read_file(buf, buf, sizeof(buf)) > 0);
 	snprintf(want, sizeof(want), "0::%s\n", cg.path + strlen(CG_ROOT));
@@ -1014,9 +984,9 @@ static void test_oom_kill(void **state)
 
 	if (!cg.path[0])
 		skip();
-	assert_int_equal(0, write_file(cg_file("memory.max"), "32M"));
+	assert_int_equal(0, th_write_file(cg_file("memory.max"), "32M"));
 	if (access(cg_file("memory.swap.max"), F_OK) == 0)
-		assert_int_equal(0, write_file(cg_file("memory.swap.max"), "0"));
+		assert_int_equal(0, th_write_file(cg_file("memory.swap.max"), "0"));
 
 	v = victim_new(V_OOM);
 	pid = victim_start(v);
@@ -1080,7 +1050,7 @@ static void freeze_case(enum freeze_kill how)
 	pid = victim_start(v);
 	cg_enter(pid);
 
-	assert_int_equal(0, write_file(cg_file("cgroup.freeze"), "1"));
+	assert_int_equal(0, th_write_file(cg_file("cgroup.freeze"), "1"));
 	assert_true(cg_wait_event("frozen", 1, TH_TIMEOUT_MS));
 	/* frozen with its locks held: nothing recovered, nobody woken */
 	victim_check_untouched(v, pid);
@@ -1090,13 +1060,13 @@ static void freeze_case(enum freeze_kill how)
 		assert_int_equal(0, kill(pid, SIGKILL));
 		break;
 	case FK_THAW_THEN_SIGKILL:
-		assert_int_equal(0, write_file(cg_file("cgroup.freeze"), "0"));
+		assert_int_equal(0, th_write_file(cg_file("cgroup.freeze"), "0"));
 		assert_true(cg_wait_event("frozen", 0, TH_TIMEOUT_MS));
 		victim_check_untouched(v, pid);
 		assert_int_equal(0, kill(pid, SIGKILL));
 		break;
 	case FK_CGROUP_KILL_FROZEN:
-		assert_int_equal(0, write_file(cg_file("cgroup.kill"), "1"));
+		assert_int_equal(0, th_write_file(cg_file("cgroup.kill"), "1"));
 		break;
 	}
 	assert_int_equal(128 + SIGKILL, reap(pid, 3 * TH_TIMEOUT_MS));
@@ -1233,7 +1203,7 @@ static long slab_slack(const struct slab *s)
 
 static void slab_shrink(void)
 {
-	write_file(SLAB_SYSFS "/shrink", "1");
+	th_write_file(SLAB_SYSFS "/shrink", "1");
 }
 
 /*
@@ -1243,7 +1213,7 @@ static void slab_shrink(void)
  */
 static bool slab_settles(long limit, bool shrink, struct slab *s)
 {
-	long deadline = now_ms() + TH_TIMEOUT_MS;
+	long deadline = th_now_ms() + TH_TIMEOUT_MS;
 
 	for (;;) {
 		if (shrink)
@@ -1252,9 +1222,9 @@ static bool slab_settles(long limit, bool shrink, struct slab *s)
 			return false;
 		if (s->active <= limit)
 			return true;
-		if (now_ms() > deadline)
+		if (th_now_ms() > deadline)
 			return false;
-		sleep_ms(5);
+		th_sleep_ms(5);
 	}
 }
 
@@ -1345,7 +1315,7 @@ static int cycles_child(void *p)
 	pthread_attr_setstacksize(&attr, 64 * 1024);	/* glibc's stack cache reuses these */
 
 	/* one batch held alive: the registry must count each thread once */
-	start = now_ms();
+	start = th_now_ms();
 	pthread_barrier_init(&cyc_barrier, NULL, BATCH + 1);
 	for (int i = 0; i < BATCH; i++)
 		if (pthread_create(&t[i], &attr, cyc_thread_held, c))
@@ -1357,19 +1327,19 @@ static int cycles_child(void *p)
 		pthread_join(t[i], NULL);
 	c->done = BATCH;
 
-	while (c->done < CYCLES && now_ms() - start < CYCLES_BUDGET_MS) {
+	while (c->done < CYCLES && th_now_ms() - start < CYCLES_BUDGET_MS) {
 		if (run_batch(&attr, cyc_thread, c))
 			return 4;
 		c->done += BATCH;
 	}
-	c->elapsed_ms = now_ms() - start;
+	c->elapsed_ms = th_now_ms() - start;
 
 	/* the same threads minus set_robust_list2(), stack cache as warm */
-	start = now_ms();
+	start = th_now_ms();
 	for (int n = 0; n < CALIBRATE; n += BATCH)
 		if (run_batch(&attr, plain_thread, c))
 			return 2;
-	c->plain_ms = now_ms() - start;
+	c->plain_ms = th_now_ms() - start;
 	return 0;
 }
 

@@ -30,14 +30,6 @@
 
 static char *self_exe = "/proc/self/exe";
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 struct shared {
 	volatile int stop;
 	volatile int bad;		/* an undocumented answer was seen */
@@ -112,10 +104,10 @@ static void check_previous_owner(long i)
 static int churn_process(void *arg)
 {
 	pthread_t t[NR_THREADS];
-	long end = now_ms() + RUN_MS;
+	long end = th_now_ms() + RUN_MS;
 	unsigned int gen = 0;
 
-	while (now_ms() < end) {
+	while (th_now_ms() < end) {
 		for (long i = 0; i < NR_THREADS; i++)
 			if (pthread_create(&t[i], NULL, worker, (void *)i))
 				return 2;
@@ -140,21 +132,31 @@ static int churn_process(void *arg)
 	return 0;
 }
 
-static void test_64_threads_set_get_clear_exit_fork(void **state)
+/*
+ * Run @fn in a child process, which must exit 0 within a minute, and
+ * require the module's registry back where it was: no record outlived
+ * its thread.
+ */
+static void run_child_leaving_no_record(int (*fn)(void *))
 {
 	struct robust_list2_stats before, after;
 
+	assert_int_equal(0, robust_list2_stats(&before));
+	assert_int_equal(0, th_wait_child_ms(th_spawn_child(fn, NULL), 60000));
+	assert_int_equal(0, robust_list2_stats(&after));
+	assert_int_equal(before.tasks, after.tasks);
+}
+
+static void test_64_threads_set_get_clear_exit_fork(void **state)
+{
 	sh = th_shared_alloc(sizeof(*sh), false);
 	assert_non_null(sh);
-	assert_int_equal(0, robust_list2_stats(&before));
-	assert_int_equal(0, th_wait_child_ms(th_spawn_child(churn_process, NULL), 60000));
+	run_child_leaving_no_record(churn_process);
 	if (sh->bad)
 		print_error("undocumented errno %d\n", sh->bad_errno);
 	assert_int_equal(0, sh->bad);
 	assert_int_equal(0, sh->dead_bad);
 	assert_true(sh->dead_ok > 0);
-	assert_int_equal(0, robust_list2_stats(&after));
-	assert_int_equal(before.tasks, after.tasks);
 	th_free(sh, sizeof(*sh));
 }
 
@@ -262,14 +264,9 @@ static int migrate_process(void *arg)
 
 static void test_own_record_across_cpus(void **state)
 {
-	struct robust_list2_stats before, after;
-
 	mg = th_shared_alloc(sizeof(*mg), false);
 	assert_non_null(mg);
-	assert_int_equal(0, robust_list2_stats(&before));
-	assert_int_equal(0, th_wait_child_ms(th_spawn_child(migrate_process, NULL), 60000));
-	assert_int_equal(0, robust_list2_stats(&after));
-	assert_int_equal(before.tasks, after.tasks);
+	run_child_leaving_no_record(migrate_process);
 	th_free(mg, sizeof(*mg));
 }
 
@@ -308,13 +305,8 @@ static int exec_while_registering(void *arg)
 
 static void test_register_while_sibling_execs(void **state)
 {
-	struct robust_list2_stats before, after;
-
-	assert_int_equal(0, robust_list2_stats(&before));
 	for (int round = 0; round < 10; round++)
-		assert_int_equal(0, th_wait_child(th_spawn_child(exec_while_registering, NULL)));
-	assert_int_equal(0, robust_list2_stats(&after));
-	assert_int_equal(before.tasks, after.tasks);
+		run_child_leaving_no_record(exec_while_registering);
 }
 
 /*
@@ -331,11 +323,11 @@ static int exec_loop(void *arg)
 
 static void test_get_on_execing_and_exiting_target(void **state)
 {
-	long end = now_ms() + RUN_MS;
+	long end = th_now_ms() + RUN_MS;
 	pid_t pid = th_spawn_child(exec_loop, NULL);
 	long answers = 0;
 
-	while (now_ms() < end) {
+	while (th_now_ms() < end) {
 		void *head;
 
 		if (get_robust_list2(pid, &head, 0, 0) == 0)

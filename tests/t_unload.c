@@ -163,18 +163,6 @@ static void test_enosys_without_module_then_reload(void **state)
 	assert_int_equal(0, th_wait_child(th_spawn_child(child_expect_works, NULL)));
 }
 
-static int write_sysctl(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
 /* Kernel log records written since @fd was opened at the end of the log. */
 static int kmsg_lines_matching(int fd, const char *needle, char *last, size_t len)
 {
@@ -201,7 +189,7 @@ static void test_refuses_to_load_with_one_clear_line(void **state)
 	assert_true(kmsg >= 0);
 	assert_int_equal(0, delete_module());
 	lseek(kmsg, 0, SEEK_END);
-	assert_int_equal(0, write_sysctl(sysctl, "0"));
+	assert_int_equal(0, th_write_file(sysctl, "0"));
 
 	assert_int_equal(-1, load_module());
 	assert_int_equal(EBUSY, errno);
@@ -210,7 +198,7 @@ static void test_refuses_to_load_with_one_clear_line(void **state)
 	assert_int_equal(1, kmsg_lines_matching(kmsg, "robust_list2:", line, sizeof(line)));
 	assert_non_null(strstr(line, "ftrace_enabled=0"));
 
-	assert_int_equal(0, write_sysctl(sysctl, "1"));
+	assert_int_equal(0, th_write_file(sysctl, "1"));
 	assert_int_equal(0, load_module());
 	close(kmsg);
 }
