@@ -429,6 +429,19 @@ static uint64_t b_null_syscall(void *ctx, long k)
 	return now_ns() - t;
 }
 
+/* Our calls against the native ones, then where the time goes (no target). */
+static const struct register_row {
+	const char *item;
+	bench_fn ours, anchor;
+	double target;
+} register_rows[] = {
+	{ "set_robust_list2 vs set_robust_list", b_set_rl2, b_set_native, 1.5 },
+	{ "get_robust_list2 vs get_robust_list", b_get_rl2, b_get_native, 1.5 },
+	{ "SET ioctl without library vs set_robust_list", b_set_ioctl, b_set_native, 0 },
+	{ "unknown ioctl (vfs floor) vs set_robust_list", b_ioctl_floor, b_set_native, 0 },
+	{ "getppid (null syscall) vs set_robust_list", b_null_syscall, b_set_native, 0 },
+};
+
 static void test_register(void)
 {
 	struct robust_list_head *saved;
@@ -443,26 +456,13 @@ static void test_register(void)
 	    get_robust_list2(0, &got, 0, 0) || got != &reg_head)
 		die("set_robust_list2/get_robust_list2 do not work: %s", strerror(errno));
 
-	figure_init(&f, "register", "set_robust_list2 vs set_robust_list", 0, "ns/call", 1.5);
-	run_pair(&f, b_set_rl2, NULL, b_set_native, NULL);
-	emit(&f);
+	for (size_t i = 0; i < sizeof(register_rows) / sizeof(register_rows[0]); i++) {
+		const struct register_row *r = &register_rows[i];
 
-	figure_init(&f, "register", "get_robust_list2 vs get_robust_list", 0, "ns/call", 1.5);
-	run_pair(&f, b_get_rl2, NULL, b_get_native, NULL);
-	emit(&f);
-
-	/* Where the time goes (for the analysis, no target). */
-	figure_init(&f, "register", "SET ioctl without library vs set_robust_list", 0, "ns/call", 0);
-	run_pair(&f, b_set_ioctl, NULL, b_set_native, NULL);
-	emit(&f);
-
-	figure_init(&f, "register", "unknown ioctl (vfs floor) vs set_robust_list", 0, "ns/call", 0);
-	run_pair(&f, b_ioctl_floor, NULL, b_set_native, NULL);
-	emit(&f);
-
-	figure_init(&f, "register", "getppid (null syscall) vs set_robust_list", 0, "ns/call", 0);
-	run_pair(&f, b_null_syscall, NULL, b_set_native, NULL);
-	emit(&f);
+		figure_init(&f, "register", r->item, 0, "ns/call", r->target);
+		run_pair(&f, r->ours, NULL, r->anchor, NULL);
+		emit(&f);
+	}
 
 	set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0);
 	syscall(SYS_set_robust_list, saved, len);
