@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the initramfs of the test VM: busybox-static, /init, robust_list2.ko, and
 # host programs at their host paths together with every shared object they load
-# (found with ldd), plus an ld.so.cache so libraries outside the loader's default
-# directories (/usr/local/lib, ...) resolve as they do on the host.
+# (scripts/elf-deps reads them from the ELF files, executing nothing: the host may
+# not be able to run an i386 or aarch64 program), plus an ld.so.cache so libraries
+# outside the loader's default directories (/usr/local/lib, ...) resolve as they
+# do on the host.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/lib.sh
@@ -14,8 +16,8 @@ usage() {
 	usage: $RL2_PROG OUT.cpio.gz [--ko PATH] [--init PATH] [--add FILE]... [--dir HOSTDIR:GUESTDIR]...
 	  --ko PATH     module, installed as /lib/robust_list2/robust_list2.ko
 	  --init PATH   /init (default: $here/init.sh)
-	  --add FILE    FILE at the same absolute path, with its ldd closure
-	  --dir H:G     host directory H copied to G, with the ldd closure of its executables
+	  --add FILE    FILE at the same absolute path, with the shared objects it loads
+	  --dir H:G     host directory H copied to G, with the shared objects its executables load
 	EOT
 }
 
@@ -57,31 +59,22 @@ put() {
 	fi
 }
 
-# The shared objects FILE loads, dynamic loader included; nothing for static
-# executables, scripts and data files.
-libs_of() {
-	local ldd
-	ldd=$(LC_ALL=C ldd -- "$1" 2>&1) || true
-	case $ldd in *"not a dynamic executable"* | *"statically linked"*) return 0 ;; esac
-	if [[ $ldd == *"=> not found"* ]]; then
-		die "$1 needs libraries ldd cannot find:$(awk '/=> not found/ { printf " %s", $1 }' <<<"$ldd")"
-	fi
-	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$ldd"
-}
-
 add_lib() {
 	put "$1"
 	libdirs[$(dirname "$1")]=1
 	libdirs[$(dirname "$(readlink -f "$1")")]=1
 }
 
+# add_libs FILE...: the shared objects the FILEs load, loaders included; nothing
+# for static executables, scripts and data files.
 add_libs() {
 	local lib libs
-	libs=$(libs_of "$1")	# an assignment, so that a die in libs_of stops us
+	(($#)) || return 0
+	libs=$("$RL2_ROOT/scripts/elf-deps" -- "$@") || die "cannot resolve the shared libraries of: $*"
 	for lib in $libs; do
 		add_lib "$lib"
-		# glibc dlopen()s libgcc_s for pthread_exit() and pthread_cancel(); ldd
-		# cannot see that ("libgcc_s.so.1 must be installed for pthread_exit").
+		# glibc dlopen()s libgcc_s for pthread_exit() and pthread_cancel(); no
+		# DT_NEEDED names it ("libgcc_s.so.1 must be installed for pthread_exit").
 		if [[ ${lib##*/} == libc.so.6 && -e ${lib%/*}/libgcc_s.so.1 ]]; then
 			add_lib "${lib%/*}/libgcc_s.so.1"
 		fi
@@ -90,7 +83,7 @@ add_libs() {
 
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,root,etc,lib/robust_list2}
 cp "$busybox" "$stage/bin/busybox"	# applet links: `busybox --install -s` in /init
-add_libs "$busybox"
+progs=("$busybox")
 install -m 0755 "$init" "$stage/init"
 [[ -z $ko ]] || install -m 0644 "$ko" "$stage/lib/robust_list2/robust_list2.ko"
 
@@ -98,7 +91,7 @@ for f in ${adds[@]+"${adds[@]}"}; do
 	f=$(realpath -s -- "$f")
 	[[ -f $f ]] || die "--add $f: no such file"
 	put "$f"
-	add_libs "$f"
+	progs+=("$f")
 done
 
 for d in ${dirs[@]+"${dirs[@]}"}; do
@@ -107,9 +100,10 @@ for d in ${dirs[@]+"${dirs[@]}"}; do
 	mkdir -p "$stage$g"
 	cp -a -- "$h/." "$stage$g/"
 	while IFS= read -r -d '' f; do
-		add_libs "$f"
+		progs+=("$f")
 	done < <(find "$h" -type f -perm -u+x -print0)
 done
+add_libs "${progs[@]}"
 
 # Just enough of a user database for tests that look up root or nobody.
 [[ -e $stage/etc/passwd ]] ||
