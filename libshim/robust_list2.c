@@ -13,13 +13,6 @@
  * (a daemon closing every fd), the number may now name another file: we
  * remember the device number and inode and reopen when the kernel answers
  * EBADF or ENOTTY and the descriptor no longer is ours.
- *
- * 64-bit processes take the module's prctl(2) fast path for set and for
- * get of their own slots when the module offers it (ROBUST_LIST2_F_PRCTL,
- * asked once per open): it skips the ioctl's file lookup and LSM hooks.
- * The module answers EXDEV where only the ioctl can serve (a thread's
- * first slot, which also picks up this file's try-unlock window), and
- * the call is then made through the device as before.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -40,7 +33,6 @@ extern const char rl2__window32_start[] __attribute__((visibility("hidden")));
 extern const char rl2__window32_end[] __attribute__((visibility("hidden")));
 
 static int rl2_fd = -1;
-static int rl2_fast;		/* the module offers the prctl fast path */
 static dev_t rl2_rdev;
 static ino_t rl2_ino;
 
@@ -58,31 +50,6 @@ static void rl2__set_window(int fd)
 	};
 
 	(void)rl2__ioctl(fd, ROBUST_LIST2_IOC_SET_WINDOW, &w);
-}
-
-/* Only 64-bit x86 callers are served by the prctl fast path. */
-#if defined(__x86_64__) && defined(__LP64__)
-#define RL2_FAST_ABI	1
-#else
-#define RL2_FAST_ABI	0
-#endif
-
-static void rl2__probe_fast(int fd)
-{
-	struct robust_list2_info info;
-
-	if (rl2__ioctl(fd, ROBUST_LIST2_IOC_INFO, &info) == 0 && RL2_FAST_ABI &&
-	    (info.features & ROBUST_LIST2_F_PRCTL))
-		__atomic_store_n(&rl2_fast, 1, __ATOMIC_RELAXED);
-}
-
-/* The fast path, or -EXDEV when the ioctl must serve this call. */
-static long rl2__fast(int option, unsigned long a2, unsigned long a3,
-		      unsigned long a4, unsigned long a5)
-{
-	if (!__atomic_load_n(&rl2_fast, __ATOMIC_RELAXED))
-		return -EXDEV;
-	return rl2__prctl(option, a2, a3, a4, a5);
 }
 
 static int rl2__open_device(void)
@@ -108,7 +75,6 @@ static int rl2__open_device(void)
 		rl2_ino = st.st_ino;
 	}
 	rl2__set_window(fd);
-	rl2__probe_fast(fd);
 	if (!__atomic_compare_exchange_n(&rl2_fd, &expected, fd, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		close(fd);		/* another thread won the race */
@@ -172,13 +138,8 @@ long set_robust_list2(struct robust_list_head *head, unsigned int index,
 		.cmd = cmd,
 		.flags = flags,
 	};
-	long ret = rl2__device();
 
-	if (ret >= 0)
-		ret = rl2__fast(ROBUST_LIST2_PRCTL_SET, (uintptr_t)head, index, cmd, flags);
-	if (ret == -EXDEV)
-		ret = rl2__call(ROBUST_LIST2_IOC_SET, &a);
-	return rl2__ret(ret);
+	return rl2__ret(rl2__call(ROBUST_LIST2_IOC_SET, &a));
 }
 
 long get_robust_list2(int pid, void **head_ptr, unsigned int index,
@@ -190,14 +151,8 @@ long get_robust_list2(int pid, void **head_ptr, unsigned int index,
 		.index = index,
 		.flags = flags,
 	};
-	long ret = rl2__device();
+	long ret = rl2__call(ROBUST_LIST2_IOC_GET, &a);
 
-	/* only the caller's own slots are served without the ioctl */
-	if (ret >= 0)
-		ret = pid ? -EXDEV : rl2__fast(ROBUST_LIST2_PRCTL_GET, 0,
-					       (uintptr_t)head_ptr, index, flags);
-	if (ret == -EXDEV)
-		ret = rl2__call(ROBUST_LIST2_IOC_GET, &a);
 	return rl2__ret(ret < 0 ? ret : 0);
 }
 

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 
 static inline int rl2__open(const char *path)
 {
@@ -22,15 +21,6 @@ static inline int rl2__open(const char *path)
 static inline long rl2__ioctl(int fd, unsigned long req, void *arg)
 {
 	long ret = ioctl(fd, req, arg);
-
-	return ret < 0 ? -errno : ret;
-}
-
-/* The module's prctl(2) fast path (ROBUST_LIST2_F_PRCTL). */
-static inline long rl2__prctl(int option, unsigned long a2, unsigned long a3,
-			      unsigned long a4, unsigned long a5)
-{
-	long ret = prctl(option, a2, a3, a4, a5);
 
 	return ret < 0 ? -errno : ret;
 }

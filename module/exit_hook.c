@@ -73,8 +73,6 @@ struct rl2_hook {
 	char sym[RL2_SYM_LEN];
 	ftrace_func_t func;		/* decides whether to redirect */
 	unsigned long wrapper;		/* entered instead of @sym */
-	bool optional;			/* the module works without it */
-	bool *installed;		/* mirrors @registered, if optional */
 	bool registered;
 };
 
@@ -174,7 +172,7 @@ static noinline void rl2_exec_release(struct task_struct *tsk)
 	module_put(THIS_MODULE);
 }
 
-static void notrace __rl2_fast rl2_hook_cb(unsigned long ip,
+static void notrace rl2_hook_cb(unsigned long ip,
 					   unsigned long parent_ip,
 					   struct ftrace_ops *op,
 					   struct ftrace_regs *fregs)
@@ -188,28 +186,6 @@ static void notrace __rl2_fast rl2_hook_cb(unsigned long ip,
 	rl2_ftrace_set_ip(fregs, h->wrapper);
 }
 
-bool rl2_prctl_ok;
-
-/*
- * The prctl(2) fast path: every prctl() on the machine passes here, so
- * the test is one compare of the option in the caller's registers; only
- * our two options are redirected, to rl2_prctl(), which does not sleep
- * and so needs no module reference (see rl2_hooks_exit()).
- */
-static void notrace __rl2_fast rl2_prctl_cb(unsigned long ip,
-					    unsigned long parent_ip,
-					    struct ftrace_ops *op,
-					    struct ftrace_regs *fregs)
-{
-	const struct pt_regs *regs = (const struct pt_regs *)rl2_ftrace_arg0(fregs);
-	int option = (int)regs->di;
-
-	if (likely(option != ROBUST_LIST2_PRCTL_SET &&
-		   option != ROBUST_LIST2_PRCTL_GET))
-		return;
-	rl2_ftrace_set_ip(fregs, (unsigned long)rl2_prctl);
-}
-
 static struct rl2_hook rl2_hooks[] = {
 	{
 		.sym = "futex_exit_release",
@@ -220,12 +196,6 @@ static struct rl2_hook rl2_hooks[] = {
 		.sym = "futex_exec_release",
 		.func = rl2_hook_cb,
 		.wrapper = (unsigned long)rl2_exec_release,
-	},
-	{
-		.sym = "__x64_sys_prctl",
-		.func = rl2_prctl_cb,
-		.optional = true,
-		.installed = &rl2_prctl_ok,
 	},
 };
 
@@ -324,17 +294,10 @@ static int rl2_hook_register(struct rl2_hook *h)
 		ret = register_ftrace_function(&h->ops);
 	if (ret) {
 		ftrace_free_filter(&h->ops);
-		if (h->optional) {
-			pr_info("%s not hooked (%d): no prctl fast path, the ioctls serve every call\n",
-				h->sym, ret);
-			return 0;
-		}
 		rl2_ftrace_err(h->sym, ret);
 		return ret;
 	}
 	h->registered = true;
-	if (h->installed)
-		*h->installed = true;
 	return 0;
 }
 
@@ -342,8 +305,6 @@ static void rl2_hook_unregister(struct rl2_hook *h)
 {
 	if (!h->registered)
 		return;
-	if (h->installed)
-		*h->installed = false;
 	unregister_ftrace_function(&h->ops);
 	ftrace_free_filter(&h->ops);
 	h->registered = false;
@@ -404,9 +365,9 @@ void rl2_hooks_exit(void)
 	for (i = ARRAY_SIZE(rl2_hooks) - 1; i >= 0; i--)
 		rl2_hook_unregister(&rl2_hooks[i]);
 	/*
-	 * A wrapper may still be on its last instructions after module_put(),
-	 * and rl2_prctl() runs without a module reference: neither sleeps, so
-	 * a tasks-RCU grace period sees them all out of module text.
+	 * A wrapper may still be on its last instructions after module_put();
+	 * they do not sleep, so a tasks-RCU grace period sees them out of
+	 * module text.
 	 */
 	synchronize_rcu_tasks();
 	for (i = ARRAY_SIZE(rl2_redirects) - 1; i >= 0; i--)

@@ -63,8 +63,7 @@ static long rl2_ioctl_info(void __user *uarg)
 	};
 
 	if (!rl2_caller_is_compat())
-		info.features |= ROBUST_LIST2_F_LIST64 |
-				 (rl2_prctl_ok ? ROBUST_LIST2_F_PRCTL : 0);
+		info.features |= ROBUST_LIST2_F_LIST64;
 	if (copy_to_user(uarg, &info, sizeof(info)))
 		return -EFAULT;
 	return 0;
@@ -220,59 +219,6 @@ static long rl2_ioctl_get(void __user *uarg)
 	if (copy_to_user(uarg, &a, sizeof(a)))
 		return -EFAULT;
 	return 0;
-}
-
-/*
- * The prctl(2) fast path (64-bit callers; see the uapi header): the same
- * checks as the ioctls, from the syscall's registers.  Runs without a
- * module reference, so it must never sleep: no allocation (a first slot
- * goes through the ioctl), no lock, no user access that may fault (a
- * head_ptr that would fault goes through the ioctl, which reports it).
- * Unload waits for it with synchronize_rcu_tasks().
- */
-static long __rl2_fast rl2_prctl_set(u64 head, u32 index, u32 cmd, u32 flags)
-{
-	struct robust_list2_set a = {
-		.head = head, .index = index, .cmd = cmd, .flags = flags,
-	};
-	u64 word;
-	int ret;
-
-	ret = rl2_set_word(&a, &word);
-	if (ret)
-		return ret;
-	if (cmd == ROBUST_LIST2_CMD_LIST_LIMIT)
-		return RL2_NR_SLOTS;
-	return rl2_slot_update(index, word);
-}
-
-static long __rl2_fast rl2_prctl_get(s32 pid, u64 head_ptr, u32 index, u32 flags)
-{
-	u64 head;
-
-	if (index >= RL2_NR_SLOTS)
-		return -EINVAL;
-	if (flags)
-		return -EINVAL;
-	if (pid && pid != task_pid_vnr(current))
-		return -EXDEV;		/* permission checks sleep */
-	head = rl2_slot_get(current, index) & ~RL2_SLOT_FLAGS;
-	if (copy_to_user_nofault(u64_to_user_ptr(head_ptr), &head, sizeof(head)))
-		return -EXDEV;
-	return 0;
-}
-
-/**
- * rl2_prctl - entered instead of __x64_sys_prctl() for our two options
- * @regs: the caller's registers (option, arg2 .. arg5)
- */
-long __rl2_fast rl2_prctl(const struct pt_regs *regs)
-{
-	if ((int)regs->di == ROBUST_LIST2_PRCTL_SET)
-		return rl2_prctl_set(regs->si, (u32)regs->dx, (u32)regs->r10,
-				     (u32)regs->r8);
-	return rl2_prctl_get((s32)regs->si, regs->dx, (u32)regs->r10,
-			     (u32)regs->r8);
 }
 
 static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -116,7 +116,7 @@ static struct rl2_task *rl2_task_lookup(struct task_struct *t)
  * The exit hook asks this for every task that exits on the machine, so
  * the common answer (nobody uses the module) costs one atomic read.
  */
-bool __rl2_fast rl2_task_registered(void)
+bool rl2_task_registered(void)
 {
 	if (likely(!atomic_read(&rl2_tasks.nelems)))
 		return false;
@@ -152,7 +152,7 @@ static void rl2_task_cache_fill(struct rl2_task *rec)
  * rl2_task_self() when this CPU's cache entry is not current's record; also
  * the exit hook's answer for every unregistered task while any is registered.
  */
-struct rl2_task *__rl2_fast rl2_task_self_slow(void)
+struct rl2_task *rl2_task_self_slow(void)
 {
 	struct rl2_task *rec;
 
@@ -245,16 +245,11 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 		return;
 	rl2_task_detach();
 	rl2_task_free(rec);
-	/*
-	 * The ioctl's file still pins us; on the prctl fast path nothing
-	 * does, but that path does not sleep, and unload waits for it with
-	 * synchronize_rcu_tasks() after removing the prctl hook.
-	 */
-	module_put(THIS_MODULE);
+	module_put(THIS_MODULE);	/* the ioctl's open file still pins us */
 }
 
 /* Store @word in @rec's slot @index; frees @rec when its last slot empties. */
-static int __rl2_fast rl2_slot_store(struct rl2_task *rec, unsigned int index,
+static int rl2_slot_store(struct rl2_task *rec, unsigned int index,
 				     u64 word, struct rl2_window *win)
 {
 	if (word) {
@@ -290,14 +285,6 @@ int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win)
 	return rl2_slot_store(rec, index, word, win);
 }
 
-/* rl2_slot_update() of 0: empty a slot, free the record if it was the last. */
-int __rl2_fast rl2_slot_clear(unsigned int index)
-{
-	struct rl2_task *rec = rl2_task_self();
-
-	return rec ? rl2_slot_store(rec, index, 0, NULL) : 0;
-}
-
 /**
  * rl2_slot_create - fill the calling thread's lowest empty slot
  * @word: head | RL2_SLOT_* flags, not 0
@@ -325,7 +312,7 @@ int rl2_slot_create(u64 word, struct rl2_window *win)
  * @t: a thread the caller holds a reference on
  * @index: slot, already validated
  */
-u64 __rl2_fast rl2_slot_get(struct task_struct *t, unsigned int index)
+u64 rl2_slot_get(struct task_struct *t, unsigned int index)
 {
 	struct rl2_task *rec;
 	u64 word = 0;

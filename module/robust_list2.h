@@ -27,21 +27,6 @@
 
 #include "compat.h"
 
-/* Set by rl2_hooks_init() when the prctl(2) fast path is installed. */
-extern bool rl2_prctl_ok;
-
-/*
- * Functions on the prctl set/get path, the exit hook's test and the list
- * walk live in one page-aligned section (module/layout.S), so each path
- * runs from one page of module text instead of crossing from one source
- * file's code to another's.  Under QEMU TCG, which does not chain jumps
- * across guest pages, grouping the set path alone took set_robust_list2()
- * from about 1.7x to 1.5x of set_robust_list(), and where a page boundary
- * fell in the walk loop moved its per-entry ratio by 0.2.  On hardware it
- * saves iTLB entries.
- */
-#define __rl2_fast	__section(".text.rl2_fast")
-
 #define RL2_NR_SLOTS		8
 
 /* Slot word: head address | flags.  Heads are at least 4-byte aligned. */
@@ -128,7 +113,6 @@ static inline struct rl2_task *rl2_task_self(void)
 
 int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win);
 int rl2_slot_create(u64 word, struct rl2_window *win);
-int rl2_slot_clear(unsigned int index);
 
 /* Fill slot @index of current's record @rec with @word (not 0). */
 static inline void rl2_slot_fill(struct rl2_task *rec, unsigned int index,
@@ -137,29 +121,6 @@ static inline void rl2_slot_fill(struct rl2_task *rec, unsigned int index,
 	if (!rec->slot[index])
 		rec->nr_used++;
 	WRITE_ONCE(rec->slot[index], word);
-}
-
-/**
- * rl2_slot_update - change a slot of a thread that already has a record
- * @index: slot, already validated
- * @word: head | RL2_SLOT_* flags, or 0 to empty the slot
- *
- * The prctl fast path: never allocates or sleeps.  Returns -EXDEV when the
- * thread has no record yet and @word would need one (the caller then goes
- * through the ioctl, which creates it with its file's window).  Filling a
- * slot is inline: on a cache hit, set_robust_list2() makes no call here.
- */
-static inline int rl2_slot_update(unsigned int index, u64 word)
-{
-	struct rl2_task *rec;
-
-	if (!word)
-		return rl2_slot_clear(index);
-	rec = rl2_task_self();
-	if (!rec)
-		return -EXDEV;
-	rl2_slot_fill(rec, index, word);
-	return 0;
 }
 
 u64 rl2_slot_get(struct task_struct *t, unsigned int index);
@@ -178,9 +139,6 @@ long rl2_ioctl_unlock(void __user *uarg);
 long rl2_ioctl_set_window(struct file *file, void __user *uarg);
 void rl2_window_put(struct rl2_window *win);
 void rl2_window_fixup(struct rl2_task *rec);
-
-/* main.c */
-long rl2_prctl(const struct pt_regs *regs);
 
 /* exit_hook.c */
 int rl2_hooks_init(void);

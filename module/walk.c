@@ -76,7 +76,7 @@ static int rl2_fault_in(unsigned long uaddr, unsigned int fault_flags)
 }
 
 /* Read 4 or 8 bytes of the current task's memory, zero-extended. */
-static int __rl2_fast rl2_user_read(unsigned long uaddr, unsigned int size,
+static int rl2_user_read(unsigned long uaddr, unsigned int size,
 				    u64 *val)
 {
 	int tries = 0;
@@ -107,7 +107,7 @@ static int __rl2_fast rl2_user_read(unsigned long uaddr, unsigned int size,
  *
  * Returns 0 or -EFAULT (unmapped, PROT_NONE, kernel address).
  */
-int __rl2_fast rl2_user_read_u32(unsigned long uaddr, u32 *val)
+int rl2_user_read_u32(unsigned long uaddr, u32 *val)
 {
 	u64 v;
 	int ret = rl2_user_read(uaddr, sizeof(u32), &v);
@@ -153,7 +153,7 @@ int rl2_user_clear(unsigned long uaddr, unsigned int size)
  * Returns 0 (exchanged iff *cur == @oldval), -EFAULT, or -EAGAIN when an
  * LL/SC architecture kept failing.
  */
-int __rl2_fast rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval,
+int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval,
 				u32 *cur)
 {
 	unsigned int faults = 0, races = 0;
@@ -183,7 +183,7 @@ int __rl2_fast rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval,
 }
 
 /* Read a list pointer of the list's width; bit 0 is the PI flag. */
-static int __rl2_fast rl2_fetch_entry(struct rl2_walk *w, unsigned long uaddr,
+static int rl2_fetch_entry(struct rl2_walk *w, unsigned long uaddr,
 				      unsigned long *entry, bool *pi)
 {
 	u64 v;
@@ -203,7 +203,7 @@ static unsigned long rl2_futex_uaddr(struct rl2_walk *w, unsigned long entry,
 	return entry + offset;
 }
 
-static void __rl2_fast rl2_wake(struct rl2_walk *w, unsigned long uaddr)
+static void rl2_wake(struct rl2_walk *w, unsigned long uaddr)
 {
 	u32 __user *u = (u32 __user *)uaddr;
 	long ret;
@@ -222,7 +222,7 @@ static void __rl2_fast rl2_wake(struct rl2_walk *w, unsigned long uaddr)
  * Mark the futex word at @uaddr FUTEX_OWNER_DIED if the dying thread owns
  * it, and wake a waiter.  Returns non-zero when the walk must stop.
  */
-static int __rl2_fast rl2_handle_death(struct rl2_walk *w, unsigned long uaddr,
+static int rl2_handle_death(struct rl2_walk *w, unsigned long uaddr,
 				       bool pi, bool pending)
 {
 	u32 __user *u = (u32 __user *)uaddr;
@@ -278,7 +278,7 @@ retry:
 }
 
 /* Walk one list; @head is the user address of its head. */
-static void __rl2_fast rl2_walk_list(struct rl2_walk *w, unsigned long head)
+static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 {
 	unsigned long entry, next, pending, tortoise;
 	unsigned long limit = READ_ONCE(rl2_walk_limit);
@@ -362,7 +362,7 @@ fault:
  * Runs in the thread's own context, before its address space goes away,
  * may sleep and fault pages in.
  */
-void __rl2_fast rl2_walk_task(struct rl2_task *rec)
+void rl2_walk_task(struct rl2_task *rec)
 {
 	struct rl2_walk w = {
 		.tid = rec->tid,

@@ -395,60 +395,25 @@ static void test_legacy_list_untouched(void **state)
 }
 
 /*
- * The prctl(2) fast path the library uses on 64-bit: the same answers as
- * the ioctls, and EXDEV wherever only the ioctl can serve.
+ * ABI version 1 also answered two private prctl(2) options through a hook on
+ * the syscall; ABI 2 has no hook outside the exit/exec path: the kernel's own
+ * prctl() answers them as unknown options, and the feature bit stays clear.
  */
-struct fast_arg {
-	long first_set, second_set, set_other, bad_flags, get_self, get_other, get_null;
-	long limit;
-	void *got;
-};
+#define OLD_PRCTL_SET	0x524c3253	/* "RL2S" */
+#define OLD_PRCTL_GET	0x524c3247	/* "RL2G" */
 
-static void *fast_thread(void *p)
-{
-	struct fast_arg *a = p;
-	pid_t self = th_gettid();
-
-	/* a thread's first slot needs the ioctl (its record is created there) */
-	a->first_set = prctl(ROBUST_LIST2_PRCTL_SET, &heads[1], 1, TH_NATIVE, 0) ? errno : 0;
-	if (set_robust_list2(&heads[0], 0, TH_NATIVE, 0))
-		return NULL;
-	a->second_set = prctl(ROBUST_LIST2_PRCTL_SET, &heads[1], 1, TH_NATIVE, 0) ? errno : 0;
-	a->bad_flags = prctl(ROBUST_LIST2_PRCTL_SET, &heads[1], 1, TH_NATIVE, 1) ? errno : 0;
-	a->limit = prctl(ROBUST_LIST2_PRCTL_SET, 0, 0, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0);
-	a->got = SENTINEL;
-	a->get_self = prctl(ROBUST_LIST2_PRCTL_GET, self, &a->got, 1, 0) ? errno : 0;
-	a->get_other = prctl(ROBUST_LIST2_PRCTL_GET, getppid(), &a->got, 1, 0) ? errno : 0;
-	a->get_null = prctl(ROBUST_LIST2_PRCTL_GET, 0, NULL, 1, 0) ? errno : 0;
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
-		prctl(ROBUST_LIST2_PRCTL_SET, 0, i, TH_NATIVE, 0);
-	return NULL;
-}
-
-static void test_prctl_fast_path(void **state)
+static void test_no_prctl_entry(void **state)
 {
 	struct robust_list2_info info;
-	struct fast_arg a;
-	pthread_t t;
+	void *got = SENTINEL;
 
 	assert_int_equal(0, robust_list2_info(&info));
-	if (!TH_LP64) {
-		/* 32-bit callers always use the ioctls */
-		assert_false(info.features & ROBUST_LIST2_F_PRCTL);
-		return;
-	}
-	assert_true(info.features & ROBUST_LIST2_F_PRCTL);
-	memset(&a, 0xcc, sizeof(a));
-	assert_int_equal(0, pthread_create(&t, NULL, fast_thread, &a));
-	pthread_join(t, NULL);
-	assert_int_equal(EXDEV, a.first_set);
-	assert_int_equal(0, a.second_set);
-	assert_int_equal(EINVAL, a.bad_flags);
-	assert_int_equal(NR_SLOTS, a.limit);
-	assert_int_equal(0, a.get_self);
-	assert_ptr_equal(&heads[1], a.got);
-	assert_int_equal(EXDEV, a.get_other);
-	assert_int_equal(EXDEV, a.get_null);
+	assert_int_equal(0, info.features & (1ULL << 8));
+	assert_int_equal(-1, prctl(OLD_PRCTL_SET, &heads[1], 1, TH_NATIVE, 0));
+	assert_int_equal(EINVAL, errno);
+	assert_int_equal(-1, prctl(OLD_PRCTL_GET, 0, &got, 1, 0));
+	assert_int_equal(EINVAL, errno);
+	assert_ptr_equal(SENTINEL, got);
 }
 
 static void test_info(void **state)
@@ -490,7 +455,7 @@ int main(void)
 		cmocka_unit_test(test_get_other_process),
 		cmocka_unit_test(test_get_other_uid_eperm),
 		cmocka_unit_test(test_legacy_list_untouched),
-		cmocka_unit_test(test_prctl_fast_path),
+		cmocka_unit_test(test_no_prctl_entry),
 		cmocka_unit_test(test_info),
 	};
 

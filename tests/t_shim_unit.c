@@ -84,45 +84,7 @@ static struct {
 	unsigned int window_on_fd[FAKE_NR_FDS];	/* ... per descriptor */
 	struct robust_list2_window window;	/* the last one's struct */
 	unsigned int before_window;	/* requests on a device fd without one */
-	/*
-	 * The INFO request the library sends right after the window, to
-	 * learn whether the prctl fast path exists: also kept apart.
-	 */
-	bool probe_due[FAKE_NR_FDS];
-	unsigned int nr_probe;
-	uint64_t probe_features;	/* what that INFO answers */
-	/* prctl(): the fast path. */
-	unsigned int nr_prctl;
-	int prctl_option;
-	unsigned long prctl_args[4];
-	long prctl_ret[FAKE_QUEUE];	/* value, or -errno; then -EXDEV */
-	unsigned int prctl_queued, prctl_used;
 } fake;
-
-int __wrap_prctl(int option, ...)
-{
-	va_list ap;
-	long ret;
-
-	va_start(ap, option);
-	for (int i = 0; i < 4; i++)
-		fake.prctl_args[i] = va_arg(ap, unsigned long);
-	va_end(ap);
-	fake.nr_prctl++;
-	fake.prctl_option = option;
-	ret = fake.prctl_used < fake.prctl_queued ? fake.prctl_ret[fake.prctl_used++] : -EXDEV;
-	if (ret < 0) {
-		errno = (int)-ret;
-		return -1;
-	}
-	return (int)ret;
-}
-
-static void fake_prctl_returns(long ret)
-{
-	assert_true(fake.prctl_queued < FAKE_QUEUE);
-	fake.prctl_ret[fake.prctl_queued++] = ret;
-}
 
 static dev_t fake_rdev(void)
 {
@@ -228,22 +190,9 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		if (fd < 0 || fd >= FAKE_NR_FDS || fake.file[fd] != FAKE_DEVICE)
 			return fake_fail(EBADF);
 		fake.window_on_fd[fd]++;
-		fake.probe_due[fd] = true;
 		memcpy(&fake.window, arg, sizeof(fake.window));
 		return fake.window_err ? fake_fail(fake.window_err) : 0;
 	}
-	if (req == ROBUST_LIST2_IOC_INFO && fd >= 0 && fd < FAKE_NR_FDS &&
-	    fake.probe_due[fd]) {
-		struct robust_list2_info *info = arg;
-
-		fake.probe_due[fd] = false;
-		fake.nr_probe++;
-		memset(info, 0, sizeof(*info));
-		info->features = fake.probe_features;
-		return 0;
-	}
-	if (fd >= 0 && fd < FAKE_NR_FDS)
-		fake.probe_due[fd] = false;
 	if (fd >= 0 && fd < FAKE_NR_FDS && fake.file[fd] == FAKE_DEVICE &&
 	    !fake.window_on_fd[fd])
 		fake.before_window++;
@@ -973,89 +922,22 @@ static void test_try_unlock_window_holds_ip_zf_and_pop(void **state)
 	munmap(map, 2 * page);
 }
 
-/* ---- the prctl fast path ------------------------------------------- */
+/* ---- one entry: the ioctl ------------------------------------------ */
 
-#if defined(__x86_64__) && defined(__LP64__)
-#define FAST_ABI	1	/* the library uses the fast path when offered */
-#else
-#define FAST_ABI	0	/* 32-bit: always the ioctl */
-#endif
+static struct robust_list_head one_head;
 
-static struct robust_list_head fast_head;
-
-static void test_fast_path_unused_unless_offered(void **state)
+/* Set and get are one ioctl each, whatever the ABI: no other way in. */
+static void test_set_and_get_are_one_ioctl_each(void **state)
 {
 	void *head;
 
-	assert_int_equal(0, set_robust_list2(&fast_head, 3, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
-	assert_int_equal(0, get_robust_list2(0, &head, 3, 0));
-	assert_int_equal(1, fake.nr_probe);
-	assert_int_equal(0, fake.nr_prctl);
-	assert_int_equal(2, fake.nr_ioctl);
-}
-
-static void test_fast_set_and_get_go_through_prctl(void **state)
-{
-	void *head;
-
-	fake.probe_features = ROBUST_LIST2_F_PRCTL;
-	fake_prctl_returns(0);
-	fake_prctl_returns(0);
-	assert_int_equal(0, set_robust_list2(&fast_head, 3, FUTEX_ROBUST_LIST_CMD_SET_32, 0));
-	if (!FAST_ABI) {
-		assert_int_equal(0, fake.nr_prctl);
-		return;
-	}
-	assert_int_equal(ROBUST_LIST2_PRCTL_SET, fake.prctl_option);
-	assert_int_equal((uintptr_t)&fast_head, fake.prctl_args[0]);
-	assert_int_equal(3, fake.prctl_args[1]);
-	assert_int_equal(FUTEX_ROBUST_LIST_CMD_SET_32, fake.prctl_args[2]);
-	assert_int_equal(0, fake.prctl_args[3]);
-	assert_int_equal(0, get_robust_list2(0, &head, 5, 0));
-	assert_int_equal(ROBUST_LIST2_PRCTL_GET, fake.prctl_option);
-	assert_int_equal(0, fake.prctl_args[0]);
-	assert_int_equal((uintptr_t)&head, fake.prctl_args[1]);
-	assert_int_equal(5, fake.prctl_args[2]);
-	assert_int_equal(2, fake.nr_prctl);
-	assert_int_equal(0, fake.nr_ioctl);
-}
-
-static void test_fast_exdev_falls_back_to_the_ioctl(void **state)
-{
-	fake.probe_features = ROBUST_LIST2_F_PRCTL;
-	fake_prctl_returns(-EXDEV);
-	fake_ioctl_returns(-EOPNOTSUPP);
-	assert_int_equal(-1, set_robust_list2(&fast_head, 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
-	/* the device's answer, not EXDEV */
-	assert_int_equal(EOPNOTSUPP, errno);
-	assert_int_equal(FAST_ABI, fake.nr_prctl);
+	assert_int_equal(0, set_robust_list2(&one_head, 3, FUTEX_ROBUST_LIST_CMD_SET_32, 0));
 	assert_int_equal(1, fake.nr_ioctl);
 	assert_int_equal(ROBUST_LIST2_IOC_SET, fake.ioctl_req);
-}
-
-static void test_fast_answers_are_final(void **state)
-{
-	if (!FAST_ABI)
-		skip();
-	fake.probe_features = ROBUST_LIST2_F_PRCTL;
-	fake_prctl_returns(-EINVAL);
-	fake_prctl_returns(8);
-	assert_int_equal(-1, set_robust_list2(&fast_head, 9, FUTEX_ROBUST_LIST_CMD_SET_64, 0));
-	assert_int_equal(EINVAL, errno);
-	assert_int_equal(8, set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0));
-	assert_int_equal(2, fake.nr_prctl);
-	assert_int_equal(0, fake.nr_ioctl);
-}
-
-static void test_fast_get_of_another_thread_uses_the_ioctl(void **state)
-{
-	void *head;
-
-	fake.probe_features = ROBUST_LIST2_F_PRCTL;
-	assert_int_equal(0, get_robust_list2(1234, &head, 0, 0));
-	assert_int_equal(0, fake.nr_prctl);
-	assert_int_equal(1, fake.nr_ioctl);
-	assert_int_equal(1234, fake.arg.get.pid);
+	assert_int_equal(0, get_robust_list2(0, &head, 3, 0));
+	assert_int_equal(2, fake.nr_ioctl);
+	assert_int_equal(ROBUST_LIST2_IOC_GET, fake.ioctl_req);
+	assert_int_equal(1, fake.nr_window);	/* sent once, on open */
 }
 
 /* One case per errno, named after it: fn(EXXX). */
@@ -1077,11 +959,7 @@ int main(void)
 		TE(test_open_errno_passes_through, ENOMEM),
 		TE(test_open_errno_passes_through, EINTR),
 		T(test_device_opened_once_and_cached),
-		T(test_fast_path_unused_unless_offered),
-		T(test_fast_set_and_get_go_through_prctl),
-		T(test_fast_exdev_falls_back_to_the_ioctl),
-		T(test_fast_answers_are_final),
-		T(test_fast_get_of_another_thread_uses_the_ioctl),
+		T(test_set_and_get_are_one_ioctl_each),
 		T(test_set_fills_struct),
 		T(test_get_fills_struct_and_returns_zero),
 		TE(test_set_kernel_error_is_minus_one_errno, EINVAL),

@@ -57,16 +57,6 @@
  *	never touched.  EINVAL: start > end, a window over 64 bytes, non-zero
  *	flags or reserved; EBUSY: this file already has a window.
  *
- * The prctl(2) fast path (ROBUST_LIST2_F_PRCTL, 64-bit callers): SET and
- * GET without the ioctl's file lookup, LSM hooks and argument copy:
- *	prctl(ROBUST_LIST2_PRCTL_SET, head, index, cmd, flags)
- *	prctl(ROBUST_LIST2_PRCTL_GET, pid, head_ptr, index, flags)
- *	Same meaning, order of checks and errors as the ioctls, plus EXDEV:
- *	"not on the fast path, use the ioctl" - for a thread's first slot
- *	(the record is created, and the try-unlock window taken, through the
- *	ioctl's file), a get of another thread, or a head_ptr that would
- *	fault.  Without the module, prctl() answers EINVAL to these options.
- *
  * ROBUST_LIST2_IOC_STATS  (out)  struct robust_list2_stats
  *	Module-wide counters since load (for status tools and tests).
  *	EFAULT: bad pointer.
@@ -103,7 +93,14 @@
 #include <linux/ioctl.h>
 
 #define ROBUST_LIST2_DEVICE		"/dev/robust_list2"
-#define ROBUST_LIST2_ABI_VERSION	1
+/*
+ * Raised when something user-visible changes.  2: the prctl(2) fast path
+ * and its feature bit are gone (ROBUST_LIST2_F_PRCTL's bit 8 is not reused).
+ */
+#define ROBUST_LIST2_ABI_VERSION	2
+
+/* Slots per thread: what ROBUST_LIST2_CMD_LIST_LIMIT returns. */
+#define ROBUST_LIST2_NR_SLOTS		8
 
 /* Values of robust_list2_set.cmd: the v6 FUTEX_ROBUST_LIST_CMD_* numbers. */
 #define ROBUST_LIST2_CMD_SET_64		0
@@ -124,11 +121,7 @@
 #define ROBUST_LIST2_F_CREATE		(1ULL << 5) /* ROBUST_LIST2_IOC_CREATE */
 #define ROBUST_LIST2_F_UNLOCK		(1ULL << 6) /* ROBUST_LIST2_IOC_UNLOCK */
 #define ROBUST_LIST2_F_UNLOCK_WINDOW	(1ULL << 7) /* ROBUST_LIST2_IOC_SET_WINDOW */
-#define ROBUST_LIST2_F_PRCTL		(1ULL << 8) /* the prctl(2) fast path */
-
-/* prctl(2) options of the fast path ("RL2S", "RL2G"). */
-#define ROBUST_LIST2_PRCTL_SET		0x524c3253
-#define ROBUST_LIST2_PRCTL_GET		0x524c3247
+/* bit 8: the prctl(2) fast path of ABI version 1, removed; never reused */
 
 /* Bits of robust_list2_unlock.flags. */
 #define ROBUST_LIST2_UNLOCK_POP32	(1U << 0) /* @pop is a 32-bit field */
