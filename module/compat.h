@@ -66,6 +66,10 @@
 	instruction_pointer_set(ftrace_get_regs(fregs), ip)
 #endif
 
+/* Every ftrace ops of ours moves the ip, and must not be turned off. */
+#define RL2_IPMODIFY_OPS_FLAGS	(FTRACE_OPS_FL_IPMODIFY | \
+				 FTRACE_OPS_FL_PERMANENT | RL2_FTRACE_OPS_FLAGS)
+
 /* The first argument of the traced function, from an ftrace callback. */
 #if defined(ftrace_regs_get_argument)
 # define rl2_ftrace_arg0(fregs)	ftrace_regs_get_argument(fregs, 0)

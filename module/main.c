@@ -21,7 +21,15 @@
 #include <linux/pid.h>
 #include <linux/ptrace.h>
 
-#include "robust_list2.h"
+#include "rl2_types.h"
+#include "exit_hook.h"
+#include "kcall.h"
+#include "registry.h"
+#include "unlock.h"
+#include "walk.h"
+#include "window.h"
+
+struct rl2_stats rl2_stats;
 
 static int rl2_walk_limit_set(const char *val, const struct kernel_param *kp)
 {
@@ -251,7 +259,7 @@ static int rl2_open(struct inode *inode, struct file *file)
 }
 
 /* The try-unlock window, if one was set; records keep their own reference. */
-static int rl2_release(struct inode *inode, struct file *file)
+static int rl2_dev_release(struct inode *inode, struct file *file)
 {
 	rl2_window_put(file->private_data);
 	return 0;
@@ -260,7 +268,7 @@ static int rl2_release(struct inode *inode, struct file *file)
 static const struct file_operations rl2_fops = {
 	.owner		= THIS_MODULE,
 	.open		= rl2_open,
-	.release	= rl2_release,
+	.release	= rl2_dev_release,
 	.unlocked_ioctl	= rl2_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };
@@ -279,9 +287,12 @@ static int __init rl2_init(void)
 	ret = rl2_registry_init();
 	if (ret)
 		goto err_registry;
-	ret = rl2_hooks_init();
+	ret = rl2_kcall_init();
 	if (ret)
-		goto err_hooks;
+		goto err_kcall;
+	ret = rl2_exit_hook_init();
+	if (ret)
+		goto err_hook;
 	ret = misc_register(&rl2_misc);
 	if (ret) {
 		pr_err("cannot register /dev/robust_list2: %d\n", ret);
@@ -292,8 +303,10 @@ static int __init rl2_init(void)
 	return 0;
 
 err_misc:
-	rl2_hooks_exit();
-err_hooks:
+	rl2_exit_hook_exit();
+err_hook:
+	rl2_kcall_exit();
+err_kcall:
 	rl2_registry_exit();
 err_registry:
 	return ret;
@@ -302,7 +315,8 @@ err_registry:
 static void __exit rl2_exit(void)
 {
 	misc_deregister(&rl2_misc);
-	rl2_hooks_exit();
+	rl2_exit_hook_exit();
+	rl2_kcall_exit();
 	rl2_registry_exit();
 }
 

@@ -20,10 +20,9 @@
  * A thread that asks for its own record (set, get of itself, the exit
  * hook) first tries a one-entry cache per CPU that holds the record its
  * owner last used there: one per-CPU load and one compare instead of the
- * hash walk, which under QEMU was most of set_robust_list2()'s cost.  The
- * cache never decides anything on its own: an entry counts only if its
- * record's task is current, and a record is in at most one CPU's entry
- * (rl2_task_cache_fill()), taken out of it before it is freed
+ * hash walk.  The cache never decides anything on its own: an entry counts
+ * only if its record's task is current, and a record is in at most one
+ * CPU's entry (rl2_task_cache_fill()), taken out of it before it is freed
  * (rl2_task_detach()).  Entries are read with preemption disabled, and
  * records are freed by call_rcu(), which waits for such sections; so a
  * stale entry of another thread is still valid memory when compared.
@@ -36,7 +35,9 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 
-#include "robust_list2.h"
+#include "rl2_types.h"
+#include "registry.h"
+#include "window.h"
 
 static struct kmem_cache *rl2_task_cache;
 static struct rhashtable rl2_tasks;
@@ -233,8 +234,7 @@ static void rl2_task_set_window(struct rl2_task *rec, struct rl2_window *win)
 {
 	if (rec->window == win)
 		return;
-	if (win)
-		kref_get(&win->ref);
+	rl2_window_get(win);
 	rl2_window_put(rec->window);
 	rec->window = win;
 }
@@ -248,9 +248,17 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 	module_put(THIS_MODULE);	/* the ioctl's open file still pins us */
 }
 
+/* Fill slot @index of current's record @rec with @word (not 0). */
+static void rl2_slot_fill(struct rl2_task *rec, unsigned int index, u64 word)
+{
+	if (!rec->slot[index])
+		rec->nr_used++;
+	WRITE_ONCE(rec->slot[index], word);
+}
+
 /* Store @word in @rec's slot @index; frees @rec when its last slot empties. */
 static int rl2_slot_store(struct rl2_task *rec, unsigned int index,
-				     u64 word, struct rl2_window *win)
+			  u64 word, struct rl2_window *win)
 {
 	if (word) {
 		rl2_slot_fill(rec, index, word);

@@ -14,35 +14,22 @@
  *    (fatal signals act on the way back to user space), so its exit walk
  *    sees either the lock held and pending, or neither.
  *
- *  - The library's try-unlock (libshim/try_unlock_*.S) does the
- *    uncontended release without a system call.  Its only instructions
- *    between a successful compare-exchange and the store that clears
- *    *pop form a window the library registers per open file.  A thread
- *    that dies with its user ip in the window and ZF set (the exchange
- *    succeeded) has released the word but not cleared *pop; before
- *    walking, rl2_window_fixup() finishes the unlock by clearing *pop, so
- *    the walk never touches the released word.  (E)DX holds pop there.
- *
- * What remains: a signal handler that runs while the thread is inside the
- * window, and kills the thread from the handler.  Its pt_regs then show the
- * handler, not the window (the interrupted context sits in the signal
- * frame on the user stack), so the pending entry is walked as before.
+ *  - The library's try-unlock does the uncontended release without a
+ *    system call; a thread that dies inside it is repaired by window.c.
  */
 #include <linux/module.h>
-#include <linux/fs.h>
-#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
-#include <linux/sched/task_stack.h>
-#include <asm/ptrace.h>
 
-#include "robust_list2.h"
+#include "rl2_types.h"
+#include "unlock.h"
+#include "kcall.h"
+#include "uaccess.h"
 
 #define RL2_UNLOCK_FLAGS	(ROBUST_LIST2_UNLOCK_POP32 | \
 				 ROBUST_LIST2_UNLOCK_PRIVATE | \
 				 ROBUST_LIST2_UNLOCK_PI)
-#define RL2_WINDOW_MAX		64
 
 /* Release the word at @u if it is owned by @tid: store 0. */
 static long rl2_release_word(u32 __user *u, u32 tid, u32 *old)
@@ -128,111 +115,3 @@ long rl2_ioctl_unlock(void __user *uarg)
 	return ret;
 }
 
-static void rl2_window_release(struct kref *ref)
-{
-	kfree(container_of(ref, struct rl2_window, ref));
-}
-
-void rl2_window_put(struct rl2_window *win)
-{
-	if (win)
-		kref_put(&win->ref, rl2_window_release);
-}
-
-/**
- * rl2_ioctl_set_window - ROBUST_LIST2_IOC_SET_WINDOW
- * @file: the open device; the window lives as long as it and the records
- *	  of threads that set slots through it
- * @uarg: struct robust_list2_window
- */
-long rl2_ioctl_set_window(struct file *file, void __user *uarg)
-{
-	struct robust_list2_window a;
-	struct rl2_window *win;
-	unsigned int i;
-
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.flags || a.pad)
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(a.reserved); i++)
-		if (a.reserved[i])
-			return -EINVAL;
-	if (a.start64 > a.end64 || a.end64 - a.start64 > RL2_WINDOW_MAX ||
-	    a.start32 > a.end32 || a.end32 - a.start32 > RL2_WINDOW_MAX)
-		return -EINVAL;
-
-	win = kzalloc(sizeof(*win), GFP_KERNEL_ACCOUNT);
-	if (!win)
-		return -ENOMEM;
-	kref_init(&win->ref);
-	win->start64 = a.start64;
-	win->end64 = a.end64;
-	win->start32 = a.start32;
-	win->end32 = a.end32;
-
-	/* Set once: readers take references without a lock. */
-	if (cmpxchg(&file->private_data, NULL, win)) {
-		kfree(win);
-		return -EBUSY;
-	}
-	return 0;
-}
-
-/* Is @pop (@size bytes) the list_op_pending field of one of @rec's lists? */
-static bool rl2_is_pending_field(struct rl2_task *rec, unsigned long pop,
-				 unsigned int size)
-{
-	unsigned int i;
-
-	for (i = 0; i < RL2_NR_SLOTS; i++) {
-		u64 word = rec->slot[i];
-		unsigned long head = (unsigned long)(word & ~RL2_SLOT_FLAGS);
-
-		if (!word)
-			continue;
-		if (word & RL2_SLOT_32) {
-			if (size == sizeof(u32) &&
-			    pop == head + offsetof(struct rl2_head32, list_op_pending))
-				return true;
-		} else if (size == sizeof(u64) &&
-			   pop == head + offsetof(struct robust_list_head, list_op_pending)) {
-			return true;
-		}
-	}
-	/* The legacy list, which the kernel walks right after us. */
-	if (size == sizeof(u64) && current->robust_list &&
-	    pop == (unsigned long)&current->robust_list->list_op_pending)
-		return true;
-	return false;
-}
-
-/**
- * rl2_window_fixup - finish a try-unlock the dying thread was inside
- * @rec: its record; current is the thread
- */
-void rl2_window_fixup(struct rl2_task *rec)
-{
-	struct rl2_window *win = rec->window;
-	struct pt_regs *regs = task_pt_regs(current);
-	unsigned long ip, pop;
-	unsigned int size;
-
-	if (!win || !user_mode(regs) || !(regs->flags & X86_EFLAGS_ZF))
-		return;
-	ip = instruction_pointer(regs);
-	if (ip >= win->start64 && ip < win->end64)
-		size = sizeof(u64);
-	else if (ip >= win->start32 && ip < win->end32)
-		size = sizeof(u32);
-	else
-		return;
-
-	pop = regs->dx;
-	if (!user_64bit_mode(regs))
-		pop = (u32)pop;
-	if (!rl2_is_pending_field(rec, pop, size))
-		return;
-	if (!rl2_user_clear(pop, size))
-		atomic64_inc(&rl2_stats.fixups);
-}

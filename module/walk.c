@@ -15,12 +15,12 @@
  *    ROBUST_LIST2_IOC_INFO) bounds absurdly long acyclic lists.  Entries
  *    met twice inside a cycle are harmless: the first visit cleared the
  *    owner TID, so the second leaves the word alone;
- *  - every user access is made with page faults disabled and, on failure,
- *    the page is faulted in with fixup_user_fault() and the access retried
- *    a bounded number of times.  A plain get_user() gives up on a page that
- *    needs I/O when the thread has a fatal signal pending (SIGKILL, OOM),
- *    and a word on a page the thread never touched, dropped by
- *    MADV_DONTNEED or swapped out must still be recovered;
+ *  - every user access goes through uaccess.c: page faults disabled and,
+ *    on failure, the page faulted in with fixup_user_fault() and the access
+ *    retried a bounded number of times.  A plain get_user() gives up on a
+ *    page that needs I/O when the thread has a fatal signal pending
+ *    (SIGKILL, OOM), and a word on a page the thread never touched,
+ *    dropped by MADV_DONTNEED or swapped out must still be recovered;
  *  - a waiter is woken with a shared FUTEX_WAKE as the kernel does, and
  *    also with FUTEX_WAKE_PRIVATE, which reaches waiters of the dying
  *    thread's own process that used the private op (different futex key);
@@ -42,13 +42,12 @@
 #include <linux/moduleparam.h>
 #include <asm/futex.h>
 
-#include "robust_list2.h"
-
-#define RL2_FAULT_RETRIES	4
-#define RL2_CMPXCHG_RETRIES	1024
+#include "rl2_types.h"
+#include "walk.h"
+#include "kcall.h"
+#include "uaccess.h"
 
 unsigned long rl2_walk_limit = 1UL << 20;
-struct rl2_stats rl2_stats;
 
 struct rl2_walk {
 	u32 tid;
@@ -58,133 +57,9 @@ struct rl2_walk {
 	unsigned long woken;
 };
 
-/*
- * User memory of the current task, which is where every walk, unlock and
- * fixup runs: accessed with page faults disabled, and on failure faulted
- * in with fixup_user_fault() and retried a bounded number of times.  No
- * FAULT_FLAG_KILLABLE: a thread dying of SIGKILL must get through.
- */
-static int rl2_fault_in(unsigned long uaddr, unsigned int fault_flags)
-{
-	struct mm_struct *mm = current->mm;
-	int ret;
-
-	mmap_read_lock(mm);
-	ret = fixup_user_fault(mm, uaddr, fault_flags, NULL);
-	mmap_read_unlock(mm);
-	return ret;
-}
-
-/* Read 4 or 8 bytes of the current task's memory, zero-extended. */
-static int rl2_user_read(unsigned long uaddr, unsigned int size,
-				    u64 *val)
-{
-	int tries = 0;
-	int ret;
-
-	for (;;) {
-		pagefault_disable();
-		if (size == sizeof(u32)) {
-			u32 v;
-
-			ret = get_user(v, (u32 __user *)uaddr);
-			*val = v;
-		} else {
-			ret = get_user(*val, (u64 __user *)uaddr);
-		}
-		pagefault_enable();
-		if (!ret)
-			return 0;
-		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(uaddr, 0))
-			return -EFAULT;
-	}
-}
-
-/**
- * rl2_user_read_u32 - read a u32 of the current task's memory
- * @uaddr: user address
- * @val: where to store it
- *
- * Returns 0 or -EFAULT (unmapped, PROT_NONE, kernel address).
- */
-int rl2_user_read_u32(unsigned long uaddr, u32 *val)
-{
-	u64 v;
-	int ret = rl2_user_read(uaddr, sizeof(u32), &v);
-
-	*val = (u32)v;
-	return ret;
-}
-
-/**
- * rl2_user_clear - store 0 in a 4- or 8-byte field of the current task
- * @uaddr: user address, aligned to @size
- * @size: 4 or 8
- *
- * Returns 0 or -EFAULT (e.g. a read-only mapping).
- */
-int rl2_user_clear(unsigned long uaddr, unsigned int size)
-{
-	int tries = 0;
-	int ret;
-
-	for (;;) {
-		pagefault_disable();
-		if (size == sizeof(u32))
-			ret = put_user(0U, (u32 __user *)uaddr);
-		else
-			ret = put_user(0ULL, (u64 __user *)uaddr);
-		pagefault_enable();
-		if (!ret)
-			return 0;
-		if (++tries > RL2_FAULT_RETRIES ||
-		    rl2_fault_in(uaddr, FAULT_FLAG_WRITE))
-			return -EFAULT;
-	}
-}
-
-/**
- * rl2_user_cmpxchg - compare-exchange a futex word of the current task
- * @u: the word, 4-byte aligned
- * @oldval: expected value
- * @newval: value to store if the word holds @oldval
- * @cur: the value seen
- *
- * Returns 0 (exchanged iff *cur == @oldval), -EFAULT, or -EAGAIN when an
- * LL/SC architecture kept failing.
- */
-int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval,
-				u32 *cur)
-{
-	unsigned int faults = 0, races = 0;
-	int ret;
-
-	for (;;) {
-		pagefault_disable();
-		ret = futex_atomic_cmpxchg_inatomic(cur, u, oldval, newval);
-		pagefault_enable();
-		switch (ret) {
-		case 0:
-			return 0;
-		case -EAGAIN:
-			if (++races > RL2_CMPXCHG_RETRIES)
-				return -EAGAIN;
-			cond_resched();
-			break;
-		case -EFAULT:
-			if (++faults > RL2_FAULT_RETRIES ||
-			    rl2_fault_in((unsigned long)u, FAULT_FLAG_WRITE))
-				return -EFAULT;
-			break;
-		default:
-			return ret;
-		}
-	}
-}
-
 /* Read a list pointer of the list's width; bit 0 is the PI flag. */
 static int rl2_fetch_entry(struct rl2_walk *w, unsigned long uaddr,
-				      unsigned long *entry, bool *pi)
+			   unsigned long *entry, bool *pi)
 {
 	u64 v;
 
@@ -223,10 +98,9 @@ static void rl2_wake(struct rl2_walk *w, unsigned long uaddr)
  * it, and wake a waiter.  Returns non-zero when the walk must stop.
  */
 static int rl2_handle_death(struct rl2_walk *w, unsigned long uaddr,
-				       bool pi, bool pending)
+			    bool pi, bool pending)
 {
 	u32 __user *u = (u32 __user *)uaddr;
-	unsigned int races = 0;
 	u32 uval, nval, mval;
 	int ret;
 
@@ -252,20 +126,14 @@ retry:
 
 	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
 	ret = rl2_user_cmpxchg(u, uval, mval, &nval);
-	if (ret == -EAGAIN)
-		return 0;
 	if (ret)
 		return ret;		/* e.g. a read-only mapping */
 
 	if (nval != uval) {
 		/*
 		 * Another thread changed the word (a waiter set
-		 * FUTEX_WAITERS).  The kernel retries without bound; we give
-		 * up after many tries so that a hostile process cannot hold a
-		 * dying thread here forever.
+		 * FUTEX_WAITERS): retry until we win, as the kernel does.
 		 */
-		if (++races > RL2_CMPXCHG_RETRIES)
-			return 0;
 		cond_resched();
 		goto retry;
 	}
@@ -371,9 +239,6 @@ void rl2_walk_task(struct rl2_task *rec)
 
 	if (WARN_ON_ONCE(rec->task != current) || !current->mm)
 		return;
-
-	/* A thread stopped inside a try-unlock window: finish its unlock. */
-	rl2_window_fixup(rec);
 
 	for (i = 0; i < RL2_NR_SLOTS; i++) {
 		u64 word = rec->slot[i];

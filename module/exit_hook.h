@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* How robust_list2 learns that a thread exits or execs (exit_hook.c). */
+#ifndef _RL2_EXIT_HOOK_H
+#define _RL2_EXIT_HOOK_H
+
+int rl2_exit_hook_init(void);
+void rl2_exit_hook_exit(void);
+
+#endif /* _RL2_EXIT_HOOK_H */

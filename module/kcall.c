@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How robust_list2 calls the few kernel functions it needs that are not
+ * exported, without ever making an indirect call into kernel text.
+ *
+ * do_futex() (for the wake), ptrace_may_access() (for get) and the
+ * original futex_*_release() bodies are reached through stubs: tiny module
+ * functions with the same prototype, called directly, whose own fentry
+ * site carries an IPMODIFY ftrace ops that moves the ip to the kernel
+ * function.  ftrace leaves its trampoline with RET to the new ip, with the
+ * stub's caller as return address, so the kernel function runs as if
+ * called directly and returns to us.
+ *
+ * Why this is IBT-safe.  With CONFIG_X86_KERNEL_IBT (Debian 6.12) every
+ * indirect CALL/JMP must land on an ENDBR64, and objtool seals (overwrites
+ * with a NOP) the ENDBR of every function whose address is never taken:
+ * futex_exit_release, futex_exec_release, do_futex and ptrace_may_access
+ * are all sealed, so calling them through a pointer would be a fatal
+ * "Missing ENDBR" on IBT hardware (TCG does not emulate IBT, so no VM test
+ * can catch it).  Here no pointer to kernel text is ever called: we enter
+ * kernel code only by RET out of ftrace's trampoline, and IBT does not
+ * check RET targets.  The only indirect calls involved are ftrace calling
+ * our callbacks and the RCU/kernel calling our functions, all module
+ * functions whose address is taken and which therefore keep their ENDBR,
+ * and the pv_ops slots of the irq save/restore inside rhashtable's bucket
+ * locks, which the paravirt patcher turns into inline instructions at load
+ * (their targets sit in pv_ops, so their address is taken too).
+ *
+ * Kernel addresses are read back from ftrace's own filter (set by name,
+ * never registered), which patches no kernel text: no kprobe is placed on
+ * these hot functions, and no kallsyms lookup function is ever called.
+ */
+#include <linux/module.h>
+#include <linux/kallsyms.h>
+#include <linux/slab.h>
+#include <linux/ftrace.h>
+#include <linux/futex.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+
+#include "compat.h"
+#include "kcall.h"
+
+/* ftrace_set_filter() may write to the pattern, so names live in arrays. */
+#define RL2_SYM_LEN	32
+
+struct rl2_redirect {
+	struct ftrace_ops ops;		/* on a module stub */
+	unsigned long target;		/* where the stub continues */
+	const char *what;		/* for messages */
+};
+
+/*
+ * The stubs.  Each has exactly the prototype of the kernel function it
+ * stands for (checked below against the kernel's own header, so a changed
+ * prototype breaks the build, not the kernel).  __noipa keeps GCC from
+ * cloning them or changing how arguments are passed, which would move
+ * calls away from the traced entry point.
+ *
+ * Their bodies run only if the redirect is missing, which the init/exit
+ * ordering rules out.  If one ever runs, it says so loudly: a silent
+ * futex_exit_release() stub would skip the kernel's futex cleanup (PI
+ * state left pointing at a freed task), a silent do_futex() a wake.  The
+ * answers left behind are the safe ones: no wake, no permission.
+ */
+#define RL2_STUB_MISSED(fn) \
+	WARN_ONCE(1, KBUILD_MODNAME ": %s ran without its redirect\n", fn)
+
+__noipa long rl2_kcall_do_futex(u32 __user *uaddr, int op, u32 val,
+				ktime_t *timeout, u32 __user *uaddr2,
+				u32 val2, u32 val3)
+{
+	RL2_STUB_MISSED("do_futex");
+	return -EOPNOTSUPP;
+}
+
+__noipa bool rl2_kcall_ptrace_may_access(struct task_struct *task,
+					 unsigned int mode)
+{
+	RL2_STUB_MISSED("ptrace_may_access");
+	return false;
+}
+
+__noipa void rl2_kcall_futex_exit_release(struct task_struct *tsk)
+{
+	RL2_STUB_MISSED("futex_exit_release");
+}
+
+__noipa void rl2_kcall_futex_exec_release(struct task_struct *tsk)
+{
+	RL2_STUB_MISSED("futex_exec_release");
+}
+
+static_assert(__same_type(&rl2_kcall_do_futex, &do_futex));
+static_assert(__same_type(&rl2_kcall_ptrace_may_access, &ptrace_may_access));
+static_assert(__same_type(&rl2_kcall_futex_exit_release, &futex_exit_release));
+static_assert(__same_type(&rl2_kcall_futex_exec_release, &futex_exec_release));
+
+static void notrace rl2_redirect_cb(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *op,
+				    struct ftrace_regs *fregs)
+{
+	struct rl2_redirect *r = container_of(op, struct rl2_redirect, ops);
+	unsigned long target = READ_ONCE(r->target);
+
+	if (likely(target))
+		rl2_ftrace_set_ip(fregs, target);
+}
+
+static struct rl2_redirect rl2_do_futex = { .what = "the do_futex stub" };
+static struct rl2_redirect rl2_ptrace_may_access = { .what = "the ptrace_may_access stub" };
+static struct rl2_redirect rl2_exit_resume = { .what = "the futex_exit_release stub" };
+static struct rl2_redirect rl2_exec_resume = { .what = "the futex_exec_release stub" };
+
+/*
+ * Where each stub continues: the kernel function's fentry site (entering
+ * there runs the whole function), or for the release bodies the
+ * instruction right after it (so our own exit hook is not entered twice).
+ */
+static struct {
+	struct rl2_redirect *r;
+	void *stub;
+	const char *sym;
+	unsigned int skip;
+} rl2_redirects[] = {
+	{ &rl2_do_futex, rl2_kcall_do_futex, "do_futex", 0 },
+	{ &rl2_ptrace_may_access, rl2_kcall_ptrace_may_access, "ptrace_may_access", 0 },
+	{ &rl2_exit_resume, rl2_kcall_futex_exit_release, "futex_exit_release", MCOUNT_INSN_SIZE },
+	{ &rl2_exec_resume, rl2_kcall_futex_exec_release, "futex_exec_release", MCOUNT_INSN_SIZE },
+};
+
+/*
+ * Filter only, never registered.  ftrace_free_filter() leaves the hash
+ * pointers dangling, so the ops is zeroed before every use.
+ */
+static struct ftrace_ops rl2_probe_ops;
+
+/*
+ * The fentry site of kernel function @sym: ftrace_set_filter() looks the
+ * name up among ftrace locations, and the one entry of the filter hash is
+ * its address.  sprint_symbol() must then name @sym at offset 0 or 4 (after
+ * the ENDBR slot on IBT kernels), or we refuse to use it.
+ */
+static unsigned long rl2_fentry_of(const char *sym)
+{
+	struct rl2_ftrace_hash *hash;
+	struct ftrace_func_entry *entry;
+	unsigned long ip = 0, i;
+	char name[RL2_SYM_LEN], *buf;
+	int ret;
+
+	strscpy(name, sym, sizeof(name));
+	memset(&rl2_probe_ops, 0, sizeof(rl2_probe_ops));
+	ret = ftrace_set_filter(&rl2_probe_ops, name, strlen(name), 1);
+	if (ret) {
+		pr_err("%s is not a traceable function on this kernel (%d); not supported\n",
+		       sym, ret);
+		return 0;
+	}
+	hash = (struct rl2_ftrace_hash *)rl2_probe_ops.func_hash->filter_hash;
+	if (hash && hash->count == 1 && hash->size_bits < 16) {
+		for (i = 0; i < (1UL << hash->size_bits) && !ip; i++)
+			hlist_for_each_entry(entry, &hash->buckets[i], hlist)
+				ip = entry->ip;
+	}
+	ftrace_free_filter(&rl2_probe_ops);
+
+	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	if (!buf)
+		return 0;
+	if (ip)
+		sprint_symbol(buf, ip);
+	if (!ip || strncmp(buf, sym, strlen(sym)) ||
+	    (strncmp(buf + strlen(sym), "+0x0/", 5) &&
+	     strncmp(buf + strlen(sym), "+0x4/", 5))) {
+		pr_err("cannot locate %s through ftrace (got %s); not supported\n",
+		       sym, ip ? buf : "nothing");
+		ip = 0;
+	}
+	kfree(buf);
+	return ip;
+}
+
+/**
+ * rl2_ftrace_err - one line that says why an IPMODIFY ops was refused
+ * @what: the function or stub
+ * @ret: register_ftrace_function()'s answer
+ */
+void rl2_ftrace_err(const char *what, int ret)
+{
+	if (ret == -EBUSY)
+		pr_err("cannot hook %s: ftrace is disabled (sysctl kernel.ftrace_enabled=0) or another ftrace user modifies it (a livepatch?)\n",
+		       what);
+	else
+		pr_err("cannot hook %s through ftrace: %d\n", what, ret);
+}
+
+static int rl2_redirect_register(struct rl2_redirect *r, void *stub)
+{
+	int ret;
+
+	r->ops.func = rl2_redirect_cb;
+	r->ops.flags = RL2_IPMODIFY_OPS_FLAGS;
+	ret = ftrace_set_filter_ip(&r->ops, (unsigned long)stub, 0, 0);
+	if (!ret)
+		ret = register_ftrace_function(&r->ops);
+	if (ret) {
+		ftrace_free_filter(&r->ops);
+		rl2_ftrace_err(r->what, ret);
+	}
+	return ret;
+}
+
+static void rl2_redirect_unregister(struct rl2_redirect *r)
+{
+	unregister_ftrace_function(&r->ops);
+	ftrace_free_filter(&r->ops);
+}
+
+/**
+ * rl2_kcall_init - resolve the kernel functions and redirect the stubs
+ *
+ * Returns 0 or a negative errno after printing one line that says why.
+ */
+int rl2_kcall_init(void)
+{
+	int nr = 0, i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++) {
+		unsigned long ip = rl2_fentry_of(rl2_redirects[i].sym);
+
+		if (!ip)
+			return -ENOENT;
+		rl2_redirects[i].r->target = ip + rl2_redirects[i].skip;
+	}
+
+	for (; nr < ARRAY_SIZE(rl2_redirects); nr++) {
+		ret = rl2_redirect_register(rl2_redirects[nr].r,
+					    rl2_redirects[nr].stub);
+		if (ret)
+			goto err;
+	}
+	return 0;
+err:
+	while (nr--)
+		rl2_redirect_unregister(rl2_redirects[nr].r);
+	return ret;
+}
+
+/**
+ * rl2_kcall_exit - remove the stubs' redirects
+ *
+ * Only once no caller of a stub can be left: after the exit hooks are
+ * gone and a tasks-RCU grace period has passed (rl2_exit_hook_exit()).
+ */
+void rl2_kcall_exit(void)
+{
+	int i;
+
+	for (i = ARRAY_SIZE(rl2_redirects) - 1; i >= 0; i--)
+		rl2_redirect_unregister(rl2_redirects[i].r);
+}

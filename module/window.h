@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The try-unlock window: registration, references, exit-time fix-up. */
+#ifndef _RL2_WINDOW_H
+#define _RL2_WINDOW_H
+
+#include <linux/compiler_types.h>
+
+struct file;
+struct rl2_task;
+struct rl2_window;
+
+long rl2_ioctl_set_window(struct file *file, void __user *uarg);
+void rl2_window_get(struct rl2_window *win);
+void rl2_window_put(struct rl2_window *win);
+void rl2_window_fixup(struct rl2_task *rec);
+
+#endif /* _RL2_WINDOW_H */
