@@ -21,9 +21,10 @@
  *    page that needs I/O when the thread has a fatal signal pending
  *    (SIGKILL, OOM), and a word on a page the thread never touched,
  *    dropped by MADV_DONTNEED or swapped out must still be recovered;
- *  - a waiter is woken with a shared FUTEX_WAKE as the kernel does, and
- *    also with FUTEX_WAKE_PRIVATE, which reaches waiters of the dying
- *    thread's own process that used the private op (different futex key);
+ *  - one waiter is woken with a shared FUTEX_WAKE as the kernel does, or,
+ *    if there is none, with FUTEX_WAKE_PRIVATE, which reaches waiters of
+ *    the dying thread's own process that used the private op (a different
+ *    futex key);
  *  - the owner TID compared is the one the thread had when it registered,
  *    which differs from task_pid_vnr() only after a non-leader thread's
  *    exec took over the leader's TID; locks it took before the exec carry
@@ -78,6 +79,13 @@ static unsigned long rl2_futex_uaddr(struct rl2_walk *w, unsigned long entry,
 	return entry + offset;
 }
 
+/*
+ * Wake one waiter, as the kernel's walk does: a death passes the lock on
+ * to one thread.  The kernel wakes with the shared key, which finds every
+ * waiter that used shared futex ops (glibc's robust mutexes always do);
+ * only when there is none do we try the dying process's private key, so
+ * a FUTEX_WAIT_PRIVATE waiter in that process is not left asleep either.
+ */
 static void rl2_wake(struct rl2_walk *w, unsigned long uaddr)
 {
 	u32 __user *u = (u32 __user *)uaddr;
@@ -85,10 +93,9 @@ static void rl2_wake(struct rl2_walk *w, unsigned long uaddr)
 
 	ret = rl2_kcall_do_futex(u, FUTEX_WAKE, 1, NULL, NULL, 0,
 				 FUTEX_BITSET_MATCH_ANY);
-	if (ret > 0)
-		w->woken += ret;
-	ret = rl2_kcall_do_futex(u, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0,
-				 FUTEX_BITSET_MATCH_ANY);
+	if (ret <= 0)
+		ret = rl2_kcall_do_futex(u, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
+					 0, FUTEX_BITSET_MATCH_ANY);
 	if (ret > 0)
 		w->woken += ret;
 }
@@ -101,7 +108,7 @@ static int rl2_handle_death(struct rl2_walk *w, unsigned long uaddr,
 			    bool pi, bool pending)
 {
 	u32 __user *u = (u32 __user *)uaddr;
-	u32 uval, nval, mval;
+	u32 uval, nval, mval, owner;
 	int ret;
 
 	if (uaddr & (sizeof(u32) - 1))
@@ -110,19 +117,23 @@ retry:
 	if (rl2_user_read_u32(uaddr, &uval))
 		return -EFAULT;
 
-	/*
-	 * A pending non-PI lock whose word reads 0: the thread died after
-	 * releasing it in user space and before its wake, or a woken waiter
-	 * died before taking it.  Wake without touching the word, exactly as
-	 * the kernel does, so no waiter is left asleep.
-	 */
-	if (pending && !pi && !(uval & FUTEX_TID_MASK)) {
-		rl2_wake(w, uaddr);
+	owner = uval & FUTEX_TID_MASK;
+	if (owner != w->tid) {
+		/*
+		 * Not ours.  But a pending non-PI lock may carry a wake the
+		 * dying thread owed: it released the word and died before its
+		 * FUTEX_WAKE (word 0), or it was a woken waiter that died
+		 * before taking the lock while a third thread took it without
+		 * FUTEX_WAITERS, or whose owner died (owner part 0).  The next
+		 * waiter would sleep forever; wake one, never write the word.
+		 * These are states A, B and D of handle_futex_death() in
+		 * current stable kernels (C, FUTEX_WAITERS set, is woken by
+		 * the owner's unlock).
+		 */
+		if (pending && !pi && (!owner || !(uval & FUTEX_WAITERS)))
+			rl2_wake(w, uaddr);
 		return 0;
 	}
-
-	if ((uval & FUTEX_TID_MASK) != w->tid)
-		return 0;
 
 	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
 	ret = rl2_user_cmpxchg(u, uval, mval, &nval);

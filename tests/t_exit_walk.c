@@ -412,6 +412,9 @@ enum special {
 	SP_PI_MARKED_NOT_WOKEN,
 	SP_PENDING_OWNED,
 	SP_PENDING_UNOWNED_WAKE_ONLY,
+	SP_PENDING_OTHER_OWNER_WAKE_ONLY,
+	SP_PENDING_OTHER_OWNER_WAITERS_NO_WAKE,
+	SP_PENDING_OWNER_DIED_WAKE_ONLY,
 	SP_PENDING_PI_UNOWNED_LEFT_ALONE,
 	SP_PENDING_ALSO_ON_LIST,
 	SP_FOREIGN_OWNER_UNTOUCHED,
@@ -474,6 +477,18 @@ static int special_child(void *p)
 		break;
 	case SP_PENDING_UNOWNED_WAKE_ONLY:	/* released, wake not yet done */
 		*sp_word(s, 0) = FUTEX_WAITERS;
+		sp_pending(s, 0, false);
+		break;
+	case SP_PENDING_OTHER_OWNER_WAKE_ONLY:	/* state B: taken by another */
+		*sp_word(s, 0) = tid + 1;
+		sp_pending(s, 0, false);
+		break;
+	case SP_PENDING_OTHER_OWNER_WAITERS_NO_WAKE:	/* state C */
+		*sp_word(s, 0) = (tid + 1) | FUTEX_WAITERS;
+		sp_pending(s, 0, false);
+		break;
+	case SP_PENDING_OWNER_DIED_WAKE_ONLY:	/* state D: owner part 0 */
+		*sp_word(s, 0) = FUTEX_OWNER_DIED;
 		sp_pending(s, 0, false);
 		break;
 	case SP_PENDING_PI_UNOWNED_LEFT_ALONE:
@@ -544,6 +559,8 @@ static void special(enum special kind, bool use32, uint32_t want_w0, uint32_t wa
 	assert_int_equal(want_woken, run_special(s));
 	if (want_w0 == UINT32_MAX)	/* "the foreign owner's word" */
 		want_w0 = (uint32_t)(s->tid + 1) | FUTEX_WAITERS;
+	else if (want_w0 == UINT32_MAX - 1)	/* the same, no waiters bit */
+		want_w0 = (uint32_t)(s->tid + 1);
 	assert_int_equal(want_w0, *sp_word(s, 0));
 	if (check_w1)
 		assert_int_equal(want_w1, *sp_word(s, 1));
@@ -567,6 +584,32 @@ static void test_pending_unowned_gets_wake_only(void **state)
 {
 	special(SP_PENDING_UNOWNED_WAKE_ONLY, false, FUTEX_WAITERS, 0, false, 1);
 	special(SP_PENDING_UNOWNED_WAKE_ONLY, true, FUTEX_WAITERS, 0, false, 1);
+}
+
+/*
+ * handle_futex_death()'s states B and D (Debian's 6.1.192): the dying thread
+ * was a woken waiter with the lock pending, and another thread took the
+ * lock without setting FUTEX_WAITERS (B), or the owner died (D).  The next
+ * waiter must get the wake the dead one would have passed on, and the word
+ * is not ours to change.  In state C (FUTEX_WAITERS set) the owner's unlock
+ * wakes them: no wake from us.
+ */
+static void test_pending_other_owner_no_waiters_gets_wake_only(void **state)
+{
+	special(SP_PENDING_OTHER_OWNER_WAKE_ONLY, false, UINT32_MAX - 1, 0, false, 1);
+	special(SP_PENDING_OTHER_OWNER_WAKE_ONLY, true, UINT32_MAX - 1, 0, false, 1);
+}
+
+static void test_pending_other_owner_with_waiters_no_wake(void **state)
+{
+	special(SP_PENDING_OTHER_OWNER_WAITERS_NO_WAKE, false, UINT32_MAX, 0, false, 0);
+	special(SP_PENDING_OTHER_OWNER_WAITERS_NO_WAKE, true, UINT32_MAX, 0, false, 0);
+}
+
+static void test_pending_owner_died_gets_wake_only(void **state)
+{
+	special(SP_PENDING_OWNER_DIED_WAKE_ONLY, false, FUTEX_OWNER_DIED, 0, false, 1);
+	special(SP_PENDING_OWNER_DIED_WAKE_ONLY, true, FUTEX_OWNER_DIED, 0, false, 1);
 }
 
 static void test_pending_pi_unowned_left_alone(void **state)
@@ -602,6 +645,7 @@ struct private_scene {
 	struct robust_list_head h;
 	struct th_lock64 l;
 	uint32_t ready;
+	bool also_shared;	/* a shared waiter too: still one wake in all */
 };
 
 static void *private_owner(void *p)
@@ -623,9 +667,10 @@ static void *private_owner(void *p)
 static int private_child(void *arg)
 {
 	struct private_scene *s = arg;
-	struct th_waiter w;
+	struct th_waiter w, ws;
 	pthread_t owner;
 	void *ret = NULL;
+	int left;
 
 	if (pthread_create(&owner, NULL, private_owner, s))
 		return 2;
@@ -635,15 +680,27 @@ static int private_child(void *arg)
 				.timeout_ms = TH_TIMEOUT_MS };
 	if (th_waiter_start(&w))
 		return 3;
+	ws = w;
+	ws.private = false;
+	if (s->also_shared && th_waiter_start(&ws))
+		return 3;
 	__atomic_store_n(&s->ready, 2, __ATOMIC_RELEASE);
 	th_futex_wake(&s->ready, 1, true);
 	pthread_join(owner, &ret);
 	if (ret)
 		return 4;
-	/* The walk ran before join returned; the waiter must be awake. */
-	if (th_futex_wake(&s->l.futex, INT_MAX, true) != 0)
+	/*
+	 * The walk ran before join returned.  One death wakes one waiter:
+	 * the private one alone, or the shared one when there are both.
+	 */
+	left = th_futex_wake(&s->l.futex, INT_MAX, true);
+	if (s->also_shared)
+		left += th_futex_wake(&s->l.futex, INT_MAX, false);
+	if (left != (s->also_shared ? 1 : 0))
 		return 5;
 	if (th_waiter_join(&w) != 0)
+		return 6;
+	if (s->also_shared && th_waiter_join(&ws) != 0)
 		return 6;
 	return s->l.futex == (FUTEX_OWNER_DIED | FUTEX_WAITERS) ? 0 : 7;
 }
@@ -652,6 +709,15 @@ static void test_private_waiter_woken(void **state)
 {
 	struct private_scene *s = th_shared_alloc(4096, false);
 
+	assert_int_equal(0, th_wait_child(th_spawn_child(private_child, s)));
+	th_free(s, 4096);
+}
+
+static void test_private_and_shared_waiters_one_wake(void **state)
+{
+	struct private_scene *s = th_shared_alloc(4096, false);
+
+	s->also_shared = true;
 	assert_int_equal(0, th_wait_child(th_spawn_child(private_child, s)));
 	th_free(s, 4096);
 }
@@ -686,11 +752,15 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_pi_entry_marked_not_woken),
 		cmocka_unit_test(test_pending_owned_lock_recovered),
 		cmocka_unit_test(test_pending_unowned_gets_wake_only),
+		cmocka_unit_test(test_pending_other_owner_no_waiters_gets_wake_only),
+		cmocka_unit_test(test_pending_other_owner_with_waiters_no_wake),
+		cmocka_unit_test(test_pending_owner_died_gets_wake_only),
 		cmocka_unit_test(test_pending_pi_unowned_left_alone),
 		cmocka_unit_test(test_pending_also_on_list_handled_once),
 		cmocka_unit_test(test_foreign_owner_untouched),
 		cmocka_unit_test(test_no_waiters_bit_means_no_wake),
 		cmocka_unit_test(test_private_waiter_woken),
+		cmocka_unit_test(test_private_and_shared_waiters_one_wake),
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "--exit0"))
