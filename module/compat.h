@@ -30,6 +30,10 @@
 #error "robust_list2 needs CONFIG_FUTEX"
 #endif
 
+#ifndef CONFIG_KPROBES
+#error "robust_list2 needs CONFIG_KPROBES (to locate kernel functions)"
+#endif
+
 /*
  * Stubs that ftrace redirects into kernel text must keep the plain C
  * calling convention: no IPA clones, no dropped or constant-propagated
@@ -78,21 +82,5 @@
 #else
 # define rl2_ftrace_arg0(fregs)	(ftrace_get_regs(fregs)->di)
 #endif
-
-/*
- * The filter hash of an ftrace_ops, as kernel/trace/trace.h defines it
- * (unchanged from v4.x to v7.x).  ftrace_set_filter() resolves a function
- * name to its fentry site and stores it here; reading it back is how we
- * learn addresses without kprobes or kallsyms_lookup_name().  The reader
- * (rl2_fentry_of()) checks the result with sprint_symbol(), so a layout
- * change makes the module refuse to load, never misbehave.
- */
-struct rl2_ftrace_hash {
-	unsigned long size_bits;
-	struct hlist_head *buckets;
-	unsigned long count;
-	unsigned long flags;
-	struct rcu_head rcu;
-};
 
 #endif /* _RL2_COMPAT_H */

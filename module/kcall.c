@@ -26,12 +26,13 @@
  * locks, which the paravirt patcher turns into inline instructions at load
  * (their targets sit in pv_ops, so their address is taken too).
  *
- * Kernel addresses are read back from ftrace's own filter (set by name,
- * never registered), which patches no kernel text: no kprobe is placed on
- * these hot functions, and no kallsyms lookup function is ever called.
+ * Kernel addresses come from disabled kprobes (rl2_fentry_of()), which
+ * patch no kernel text; no kallsyms lookup function is ever called, and no
+ * private kernel structure is read.
  */
 #include <linux/module.h>
 #include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/slab.h>
 #include <linux/ftrace.h>
 #include <linux/futex.h>
@@ -40,9 +41,6 @@
 
 #include "compat.h"
 #include "kcall.h"
-
-/* ftrace_set_filter() may write to the pattern, so names live in arrays. */
-#define RL2_SYM_LEN	32
 
 struct rl2_redirect {
 	struct ftrace_ops ops;		/* on a module stub */
@@ -130,51 +128,41 @@ static struct {
 };
 
 /*
- * Filter only, never registered.  ftrace_free_filter() leaves the hash
- * pointers dangling, so the ops is zeroed before every use.
- */
-static struct ftrace_ops rl2_probe_ops;
-
-/*
- * The fentry site of kernel function @sym: ftrace_set_filter() looks the
- * name up among ftrace locations, and the one entry of the filter hash is
- * its address.  sprint_symbol() must then name @sym at offset 0 or 4 (after
- * the ENDBR slot on IBT kernels), or we refuse to use it.
+ * The fentry site of kernel function @sym, where ftrace calls our
+ * callbacks: the address of a kprobe registered disabled on @sym, which
+ * looks the name up and skips an ENDBR slot exactly as ftrace does, and
+ * patches no text (a disabled kprobe is never armed).  Only the public
+ * struct kprobe is read.  sprint_symbol() must then name @sym at offset 0
+ * or 4 (after the ENDBR slot on IBT kernels), or we refuse to use it.
  */
 static unsigned long rl2_fentry_of(const char *sym)
 {
-	struct rl2_ftrace_hash *hash;
-	struct ftrace_func_entry *entry;
-	unsigned long ip = 0, i;
-	char name[RL2_SYM_LEN], *buf;
+	struct kprobe kp = {
+		.symbol_name = sym,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	unsigned long ip;
+	char *buf;
 	int ret;
 
-	strscpy(name, sym, sizeof(name));
-	memset(&rl2_probe_ops, 0, sizeof(rl2_probe_ops));
-	ret = ftrace_set_filter(&rl2_probe_ops, name, strlen(name), 1);
+	ret = register_kprobe(&kp);
 	if (ret) {
-		pr_err("%s is not a traceable function on this kernel (%d); not supported\n",
+		pr_err("cannot locate %s on this kernel (register_kprobe: %d); not supported\n",
 		       sym, ret);
 		return 0;
 	}
-	hash = (struct rl2_ftrace_hash *)rl2_probe_ops.func_hash->filter_hash;
-	if (hash && hash->count == 1 && hash->size_bits < 16) {
-		for (i = 0; i < (1UL << hash->size_bits) && !ip; i++)
-			hlist_for_each_entry(entry, &hash->buckets[i], hlist)
-				ip = entry->ip;
-	}
-	ftrace_free_filter(&rl2_probe_ops);
+	ip = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
 
 	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
 	if (!buf)
 		return 0;
-	if (ip)
-		sprint_symbol(buf, ip);
-	if (!ip || strncmp(buf, sym, strlen(sym)) ||
+	sprint_symbol(buf, ip);
+	if (strncmp(buf, sym, strlen(sym)) ||
 	    (strncmp(buf + strlen(sym), "+0x0/", 5) &&
 	     strncmp(buf + strlen(sym), "+0x4/", 5))) {
-		pr_err("cannot locate %s through ftrace (got %s); not supported\n",
-		       sym, ip ? buf : "nothing");
+		pr_err("cannot locate %s (its kprobe address is %s); not supported\n",
+		       sym, buf);
 		ip = 0;
 	}
 	kfree(buf);

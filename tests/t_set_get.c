@@ -402,6 +402,22 @@ static void test_legacy_list_untouched(void **state)
 #define OLD_PRCTL_SET	0x524c3253	/* "RL2S" */
 #define OLD_PRCTL_GET	0x524c3247	/* "RL2G" */
 
+/*
+ * The module locates kernel functions with kprobes registered disabled and
+ * removed at once: none may be left behind (debugfs lists every kprobe).
+ */
+static void test_no_kprobe_left(void **state)
+{
+	char line[512];
+	FILE *f = fopen("/sys/kernel/debug/kprobes/list", "r");
+
+	if (!f)
+		skip();
+	while (fgets(line, sizeof(line), f))
+		assert_null(strstr(line, "futex") ?: strstr(line, "ptrace_may_access"));
+	fclose(f);
+}
+
 static void test_no_prctl_entry(void **state)
 {
 	struct robust_list2_info info;
@@ -456,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_get_other_uid_eperm),
 		cmocka_unit_test(test_legacy_list_untouched),
 		cmocka_unit_test(test_no_prctl_entry),
+		cmocka_unit_test(test_no_kprobe_left),
 		cmocka_unit_test(test_info),
 	};
 
