@@ -121,7 +121,8 @@ static int rl2_set_word(const struct robust_list2_set *a, u64 *word)
 			*word = a->head | RL2_SLOT_USED;
 		break;
 	case ROBUST_LIST2_CMD_SET_32:
-		if (a->head & (sizeof(u32) - 1))
+		/* A 32-bit list's pointers are 32-bit: its head too. */
+		if ((a->head & (sizeof(u32) - 1)) || a->head > U32_MAX)
 			return -EINVAL;
 		if (a->head)
 			*word = a->head | RL2_SLOT_USED | RL2_SLOT_32;

@@ -149,6 +149,10 @@ static void test_set_einval_alignment(void **state)
 	}
 	expect_errno(set_robust_list2((void *)(p32 + 2), 0, FUTEX_ROBUST_LIST_CMD_SET_32, 0), EINVAL);
 	expect_errno(set_robust_list2((void *)(p32 + 1), 0, FUTEX_ROBUST_LIST_CMD_SET_32, 0), EINVAL);
+	/* a 32-bit list lives below 4 GiB: its head too */
+	if (TH_LP64)
+		expect_errno(set_robust_list2((void *)(uintptr_t)(1ULL << 32), 0,
+					      FUTEX_ROBUST_LIST_CMD_SET_32, 0), EINVAL);
 	assert_null(get_slot(0, 0));
 	/* 4-byte alignment is enough for a 32-bit list */
 	assert_int_equal(0, set_robust_list2((void *)(p32 + 4), 0, FUTEX_ROBUST_LIST_CMD_SET_32, 0));

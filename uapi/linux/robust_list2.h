@@ -65,7 +65,8 @@
  *	set_robust_list2(head, index, cmd, flags) for the calling thread.
  *	Returns 0, or the number of slots for ROBUST_LIST2_CMD_LIST_LIMIT.
  *	EINVAL: flags or pad non-zero, cmd unknown, index >= slot count,
- *		head not 8-byte aligned (SET_64) or 4-byte aligned (SET_32).
+ *		head not 8-byte aligned (SET_64) or 4-byte aligned (SET_32),
+ *		a SET_32 head above 4 GiB (its list's pointers are 32-bit).
  *		Checked in that order, as the v6 syscall does.
  *	EOPNOTSUPP: ROBUST_LIST2_CMD_SET_64 from a 32-bit (compat) caller.
  *	ENOMEM: no memory for the thread's slot table.
