@@ -49,7 +49,6 @@
 
 #include "helpers.h"
 
-#define NR_SLOTS	8
 #define SENTINEL	((void *)(uintptr_t)0x5a5a5a58UL)	/* 8-aligned, never a head here */
 #define UID_A		1000	/* an ordinary user */
 #define UID_NOBODY	65534
@@ -1275,7 +1274,7 @@ static void *plain_thread(void *p)
 static void *cyc_thread(void *p)
 {
 	struct cycles *c = p;
-	unsigned int slot = (unsigned int)(th_gettid() % NR_SLOTS);
+	unsigned int slot = (unsigned int)(th_gettid() % ROBUST_LIST2_NR_SLOTS);
 
 	if (set_robust_list2(&cyc_head, slot, TH_NATIVE, 0))
 		__atomic_add_fetch(&c->failures, 1, __ATOMIC_RELAXED);
@@ -1365,7 +1364,8 @@ static void test_register_exit_cycles_leave_nothing(void **state)
 		slack = slab_slack(&s0) + slab_noise();
 		print_message("# " SLAB_NAME " (slabinfo line %s): %ld bytes per registered thread "
 			      "(%ld per slot), %ld per %ld-page slab; baseline %ld active, "
-			      "slack %ld objects\n", slab_name, s0.objsize, s0.objsize / NR_SLOTS,
+			      "slack %ld objects\n", slab_name, s0.objsize,
+			      s0.objsize / ROBUST_LIST2_NR_SLOTS,
 			      s0.perslab, s0.pages, s0.active, slack);
 	} else {
 		print_message("# no slabinfo line for " SLAB_NAME "%s: slab not checked\n",
@@ -1409,20 +1409,20 @@ static void test_register_exit_cycles_leave_nothing(void **state)
 #define PIN_ROUNDS	2000
 
 struct pin {
-	struct robust_list_head h[NR_SLOTS];
-	struct robust_list_head32 h32[NR_SLOTS];
+	struct robust_list_head h[ROBUST_LIST2_NR_SLOTS];
+	struct robust_list_head32 h32[ROBUST_LIST2_NR_SLOTS];
 };
 
 static void clear_slots(void)
 {
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_int_equal(0, set_robust_list2(NULL, i, TH_NATIVE, 0));
 }
 
 /* The cmocka thread's slots are emptied even when the test failed. */
 static int pin_teardown(void **state)
 {
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		set_robust_list2(NULL, i, TH_NATIVE, 0);
 	return 0;
 }
@@ -1435,7 +1435,7 @@ static void test_one_thread_pins_one_record(void **state)
 	uint64_t base = nr_tasks(), lo = UINT64_MAX, hi = 0;
 
 	assert_non_null(q);
-	for (unsigned int i = 0; i < NR_SLOTS; i++) {
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++) {
 		th_list64_init(&q->h[i], TH_OFF64);
 		th_list32_init(&q->h32[i], TH_OFF32);
 	}
@@ -1444,7 +1444,7 @@ static void test_one_thread_pins_one_record(void **state)
 	for (int r = 0; r < PIN_ROUNDS; r++) {
 		uint64_t n;
 
-		for (unsigned int i = 0; i < NR_SLOTS; i++) {
+		for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++) {
 			long ret = (r + i) & 1 ?
 				set_robust_list2((void *)&q->h32[i], i, FUTEX_ROBUST_LIST_CMD_SET_32, 0) :
 				set_robust_list2(&q->h[i], i, TH_NATIVE, 0);

@@ -50,7 +50,6 @@
 #define FAKE_FD		40		/* first descriptor open() hands out */
 #define FAKE_INO	4242
 #define FAKE_QUEUE	8
-#define NR_SLOTS	8
 #define SENTINEL	((void *)(uintptr_t)0xdeadbeefdeadbeefULL)
 
 enum fake_file { FAKE_CLOSED, FAKE_DEVICE, FAKE_OTHER };
@@ -165,7 +164,7 @@ static void fake_device_ioctl(unsigned long req, void *arg)
 	case ROBUST_LIST2_IOC_INFO:
 		memset(info, 0, sizeof(*info));
 		info->abi_version = ROBUST_LIST2_ABI_VERSION;
-		info->nr_slots = NR_SLOTS;
+		info->nr_slots = ROBUST_LIST2_NR_SLOTS;
 		info->walk_limit = 1 << 20;
 		info->features = ROBUST_LIST2_F_LIST64 | ROBUST_LIST2_F_LIST32;
 		break;
@@ -415,8 +414,8 @@ static void test_get_kernel_error_is_minus_one_errno(void **state)
 
 static void test_list_limit_value_passes_through(void **state)
 {
-	fake_ioctl_returns(NR_SLOTS);
-	assert_int_equal(NR_SLOTS, set_robust_list2(NULL, 0,
+	fake_ioctl_returns(ROBUST_LIST2_NR_SLOTS);
+	assert_int_equal(ROBUST_LIST2_NR_SLOTS, set_robust_list2(NULL, 0,
 				FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0));
 	assert_int_equal(ROBUST_LIST2_CMD_LIST_LIMIT, fake.arg.set.cmd);
 }
@@ -519,7 +518,7 @@ static void test_info_fills_caller_struct(void **state)
 	assert_int_equal(ROBUST_LIST2_IOC_INFO, fake.ioctl_req);
 	assert_ptr_equal(&info, fake.ioctl_arg);
 	assert_int_equal(ROBUST_LIST2_ABI_VERSION, info.abi_version);
-	assert_int_equal(NR_SLOTS, info.nr_slots);
+	assert_int_equal(ROBUST_LIST2_NR_SLOTS, info.nr_slots);
 
 	fake_ioctl_returns(-EFAULT);
 	expect_errno(EFAULT, robust_list2_info(&info));
@@ -573,9 +572,10 @@ static void test_create_fills_struct_and_returns_index(void **state)
 	assert_int_equal(0, fake.arg.set.index);
 
 	/* head and cmd are the kernel's to judge: passed on as they are. */
-	fake_ioctl_returns(NR_SLOTS - 1);
+	fake_ioctl_returns(ROBUST_LIST2_NR_SLOTS - 1);
 	dirty_stack();
-	assert_int_equal(NR_SLOTS - 1, robust_list2_create(NULL, 0xa5a5a5a5));
+	assert_int_equal(ROBUST_LIST2_NR_SLOTS - 1,
+			 robust_list2_create(NULL, 0xa5a5a5a5));
 	assert_int_equal(0, fake.arg.set.head);
 	assert_int_equal(0xa5a5a5a5, fake.arg.set.cmd);
 	assert_int_equal(0, fake.arg.set.index);
