@@ -8,11 +8,11 @@
  * a cycle that never returns to its head in slot 0 and one that runs into
  * unmapped memory in slot 7.  The tool's output is checked against what
  * the target built: exact addresses, owners, flags, bitness and the
- * pending op (--json, read with the small JSON reader below: the guest
- * has no JSON tools), the human-readable form, the ends of a walk (cycle,
- * fault, --max-entries, walk_limit), the errors (ESRCH, EPERM as another
- * user, memory closed by Yama), unload refused while slots are held, and
- * a real unload / load cycle with a module parameter.
+ * pending op (--json, read with lib/json.c: the guest has no JSON tools),
+ * the human-readable form, the ends of a walk (cycle, fault,
+ * --max-entries, walk_limit), the errors (ESRCH, EPERM as another user,
+ * memory closed by Yama), unload refused while slots are held, and a real
+ * unload / load cycle with a module parameter.
  *
  * The tool is $RL2_CLI, else ../tools/robust-list2 next to this binary
  * (tests/vm-files puts it in the guest).  It runs by fork + exec with its
@@ -21,7 +21,6 @@
  * device itself (a descriptor would pin the module and spoil the unload
  * cases).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -43,6 +42,7 @@
 #include <cmocka.h>
 
 #include "helpers.h"
+#include "json.h"
 
 #define NOBODY		65534
 #define OUT_MAX		(8 << 20)	/* a 10000-entry list is ~3 MiB of JSON */
@@ -50,258 +50,6 @@
 #define YAMA_SCOPE	"/proc/sys/kernel/yama/ptrace_scope"
 
 static char cli[PATH_MAX];
-
-/* ---- a minimal JSON reader ------------------------------------------------ */
-
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jv {
-	enum jtype type;
-	char *key;		/* member name, inside an object */
-	char *str;
-	long long num;
-	bool b;
-	struct jv **kids;
-	size_t n;
-};
-
-static void j_free(struct jv *v)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < v->n; i++)
-		j_free(v->kids[i]);
-	free(v->kids);
-	free(v->key);
-	free(v->str);
-	free(v);
-}
-
-static void j_ws(const char **p)
-{
-	while (isspace((unsigned char)**p))
-		(*p)++;
-}
-
-/* At the opening quote; ASCII \u escapes only (the tool writes no others). */
-static char *j_string(const char **p)
-{
-	const char *q = *p + 1;
-	unsigned int u;
-	char *out, *o;
-
-	while (*q && *q != '"')		/* an upper bound of the decoded length */
-		q += q[0] == '\\' && q[1] ? 2 : 1;
-	out = o = malloc(q - *p);
-
-	for ((*p)++; out && **p && **p != '"'; (*p)++) {
-		char c = **p;
-
-		if ((unsigned char)c < 0x20)
-			goto bad;
-		if (c == '\\') {
-			c = *++*p;
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case '"': case '\\': case '/': break;
-			case 'u':
-				if (sscanf(*p + 1, "%4x", &u) != 1 || u > 0x7f)
-					goto bad;
-				c = (char)u;
-				*p += 4;
-				break;
-			default:
-				goto bad;
-			}
-		}
-		*o++ = c;
-	}
-	if (!out || **p != '"')
-		goto bad;
-	(*p)++;
-	*o = 0;
-	return out;
-bad:
-	free(out);
-	return NULL;
-}
-
-static bool j_word(const char **p, const char *w)
-{
-	size_t n = strlen(w);
-
-	if (strncmp(*p, w, n))
-		return false;
-	*p += n;
-	return true;
-}
-
-static struct jv *j_value(const char **p, int depth);
-
-static bool j_add(struct jv *v, struct jv *kid)
-{
-	struct jv **k = realloc(v->kids, (v->n + 1) * sizeof(*k));
-
-	if (!k)
-		return false;
-	v->kids = k;
-	v->kids[v->n++] = kid;
-	return true;
-}
-
-static bool j_members(const char **p, struct jv *v, int depth)
-{
-	char close = v->type == J_OBJ ? '}' : ']';
-
-	j_ws(p);
-	if (**p == close) {
-		(*p)++;
-		return true;
-	}
-	for (;;) {
-		char *key = NULL;
-		struct jv *kid;
-
-		j_ws(p);
-		if (v->type == J_OBJ) {
-			if (**p != '"' || !(key = j_string(p)))
-				return false;
-			j_ws(p);
-			if (*(*p)++ != ':') {
-				free(key);
-				return false;
-			}
-		}
-		kid = j_value(p, depth + 1);
-		if (!kid) {
-			free(key);
-			return false;
-		}
-		kid->key = key;
-		if (!j_add(v, kid)) {
-			j_free(kid);
-			return false;
-		}
-		j_ws(p);
-		if (**p == ',') {
-			(*p)++;
-			continue;
-		}
-		return *(*p)++ == close;
-	}
-}
-
-static struct jv *j_value(const char **p, int depth)
-{
-	struct jv *v = calloc(1, sizeof(*v));
-	char *end;
-
-	j_ws(p);
-	if (!v || depth > 32)
-		goto bad;
-	if (**p == '{' || **p == '[') {
-		v->type = *(*p)++ == '{' ? J_OBJ : J_ARR;
-		if (!j_members(p, v, depth))
-			goto bad;
-	} else if (**p == '"') {
-		v->type = J_STR;
-		v->str = j_string(p);
-		if (!v->str)
-			goto bad;
-	} else if (j_word(p, "true")) {
-		v->type = J_BOOL;
-		v->b = true;
-	} else if (j_word(p, "false")) {
-		v->type = J_BOOL;
-	} else if (j_word(p, "null")) {
-		v->type = J_NULL;
-	} else {
-		v->type = J_NUM;
-		errno = 0;
-		v->num = strtoll(*p, &end, 10);
-		if (end == *p || errno || *end == '.' || *end == 'e' || *end == 'E')
-			goto bad;
-		*p = end;
-	}
-	return v;
-bad:
-	j_free(v);
-	return NULL;
-}
-
-/* The whole text must be one value. */
-static struct jv *json_parse(const char *s)
-{
-	const char *p = s;
-	struct jv *v = j_value(&p, 0);
-
-	j_ws(&p);
-	if (v && *p) {
-		j_free(v);
-		v = NULL;
-	}
-	if (!v)
-		fprintf(stderr, "# not JSON:\n%s\n", s);
-	return v;
-}
-
-static struct jv *jget(const struct jv *o, const char *key)
-{
-	assert_non_null(o);
-	assert_int_equal(J_OBJ, o->type);
-	for (size_t i = 0; i < o->n; i++)
-		if (!strcmp(o->kids[i]->key, key))
-			return o->kids[i];
-	fail_msg("no member \"%s\"", key);
-	return NULL;
-}
-
-static struct jv *jtyped(const struct jv *o, const char *key, enum jtype t)
-{
-	struct jv *v = jget(o, key);
-
-	if (v->type != t)
-		fail_msg("member \"%s\" has type %d, not %d", key, v->type, t);
-	return v;
-}
-
-static long long jnum(const struct jv *o, const char *key)
-{
-	return jtyped(o, key, J_NUM)->num;
-}
-
-static const char *jstr(const struct jv *o, const char *key)
-{
-	return jtyped(o, key, J_STR)->str;
-}
-
-static bool jbool(const struct jv *o, const char *key)
-{
-	return jtyped(o, key, J_BOOL)->b;
-}
-
-static bool jnull(const struct jv *o, const char *key)
-{
-	return jget(o, key)->type == J_NULL;
-}
-
-static struct jv *jarr(const struct jv *o, const char *key)
-{
-	return jtyped(o, key, J_ARR);
-}
-
-/* An address member: a "0x..." string. */
-static uint64_t jaddr(const struct jv *o, const char *key)
-{
-	const char *s = jstr(o, key);
-
-	assert_memory_equal("0x", s, 2);
-	return strtoull(s + 2, NULL, 16);
-}
 
 static uint64_t addr(const void *p)
 {
