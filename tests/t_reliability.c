@@ -54,118 +54,6 @@
 #define UID_NOBODY	65534
 #define GET_SLOT	3	/* the slot the permission tests register and read */
 
-/* Read up to @len - 1 bytes of @path, NUL-terminated; bytes read or -errno. */
-static ssize_t read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = 0;
-	close(fd);
-	return n;
-}
-
-static long read_long(const char *path, long dflt)
-{
-	char buf[64];
-
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return dflt;
-	return strtol(buf, NULL, 10);
-}
-
-/* Bounded wait for a flag word set by a child. */
-static bool wait_flag(uint32_t *flag, uint32_t want, int timeout_ms)
-{
-	long deadline = th_now_ms() + timeout_ms;
-
-	while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want) {
-		if (th_now_ms() > deadline)
-			return false;
-		th_futex_wait(flag, __atomic_load_n(flag, __ATOMIC_ACQUIRE), 100, false);
-	}
-	return true;
-}
-
-static void set_flag(uint32_t *flag, uint32_t v)
-{
-	__atomic_store_n(flag, v, __ATOMIC_RELEASE);
-	th_futex_wake(flag, INT_MAX, false);
-}
-
-/*
- * Every child a test forks is noted until reaped, so that a test that
- * fails half-way (cmocka longjmps out of it) leaves nothing behind for
- * the next one: its teardown kills and reaps what is left.
- */
-static pid_t kids[16];
-
-static pid_t spawn(int (*fn)(void *), void *arg)
-{
-	pid_t pid;
-
-	fflush(stdout);		/* a child must not inherit half a line of TAP */
-	fflush(stderr);
-	pid = th_spawn_child(fn, arg);
-
-	for (unsigned int i = 0; pid > 0 && i < sizeof(kids) / sizeof(kids[0]); i++)
-		if (!kids[i]) {
-			kids[i] = pid;
-			break;
-		}
-	return pid;
-}
-
-/* th_wait_child_ms(), and @pid is no longer ours to clean up. */
-static int reap(pid_t pid, int timeout_ms)
-{
-	int status = th_wait_child_ms(pid, timeout_ms);
-
-	for (unsigned int i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
-		if (kids[i] == pid)
-			kids[i] = 0;
-	return status;
-}
-
-static void kill_kids(void)
-{
-	for (unsigned int i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
-		if (kids[i]) {
-			kill(kids[i], SIGKILL);
-			waitpid(kids[i], NULL, 0);
-			kids[i] = 0;
-		}
-}
-
-static int kids_teardown(void **state)
-{
-	kill_kids();
-	return 0;
-}
-
-/* Become @uid (and gid) for good, and stay dumpable: ptrace-read needs both. */
-static int become(uid_t uid)
-{
-	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
-		return -1;
-	/* changing euid made us non-dumpable (commit_creds); a same-uid reader must be let in */
-	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-}
-
-#define NEED_ROOT()							\
-	do {								\
-		if (geteuid() != 0) {					\
-			print_message("# needs root (the VM runs it as root)\n"); \
-			skip();						\
-		}							\
-	} while (0)
-
 /* ------------------------------------------------------------------ */
 /* 1. Permissions                                                      */
 /* ------------------------------------------------------------------ */
@@ -201,7 +89,7 @@ static int getter_child(void *p)
 		setfsuid(q->fsuid);
 		if ((uid_t)setfsuid(-1) != q->fsuid)
 			return 12;
-	} else if (q->uid && become(q->uid)) {
+	} else if (q->uid && th_become(q->uid)) {
 		return 10;
 	}
 	q->r.new_head = SENTINEL;
@@ -223,7 +111,7 @@ static struct get_result get_as_fs(pid_t target, uid_t uid, uid_t fsuid)
 	q->target = target;
 	q->uid = uid;
 	q->fsuid = fsuid;
-	assert_int_equal(0, reap(spawn(getter_child, q), TH_TIMEOUT_MS));
+	assert_int_equal(0, th_reap_kid(th_spawn_kid(getter_child, q), TH_TIMEOUT_MS));
 	r = q->r;
 	th_free(q, sizeof(*q));
 	return r;
@@ -262,7 +150,7 @@ static int target_child(void *p)
 {
 	struct target *t = p;
 
-	if (t->uid && become(t->uid))
+	if (t->uid && th_become(t->uid))
 		t->err = 1;
 	else if (t->nondumpable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		t->err = 2;
@@ -270,8 +158,8 @@ static int target_child(void *p)
 		t->err = 3;
 	else if (syscall(SYS_set_robust_list, &t->legacy, sizeof(t->legacy)))
 		t->err = 4;
-	set_flag(&t->ready, 1);
-	wait_flag(&t->go, 1, 3 * TH_TIMEOUT_MS);
+	th_set_flag(&t->ready, 1);
+	th_wait_flag(&t->go, 1, 3 * TH_TIMEOUT_MS);
 	return t->err;
 }
 
@@ -281,17 +169,17 @@ static pid_t start_target(struct target *t)
 
 	th_list64_init(&t->head, TH_OFF64);
 	th_list64_init(&t->legacy, TH_OFF64);
-	pid = spawn(target_child, t);
+	pid = th_spawn_kid(target_child, t);
 	assert_true(pid > 0);
-	assert_true(wait_flag(&t->ready, 1, TH_TIMEOUT_MS));
+	assert_true(th_wait_flag(&t->ready, 1, TH_TIMEOUT_MS));
 	assert_int_equal(0, t->err);
 	return pid;
 }
 
 static void stop_target(struct target *t, pid_t pid)
 {
-	set_flag(&t->go, 1);
-	assert_int_equal(0, reap(pid, TH_TIMEOUT_MS));
+	th_set_flag(&t->go, 1);
+	assert_int_equal(0, th_reap_kid(pid, TH_TIMEOUT_MS));
 }
 
 /* 1a: another uid -> EPERM from both APIs; the same uid -> both succeed. */
@@ -301,7 +189,7 @@ static void test_perm_other_uid(void **state)
 	struct get_result r;
 	pid_t pid;
 
-	NEED_ROOT();
+	TH_NEED_ROOT();
 	t = th_shared_alloc(sizeof(*t), false);
 	assert_non_null(t);
 	t->uid = UID_A;
@@ -397,7 +285,7 @@ static int exec_target_child(void *p)
 	close(e->ready_r);
 	close(e->cmd_w);
 	th_list64_init(&head, TH_OFF64);
-	if (become(UID_NOBODY))
+	if (th_become(UID_NOBODY))
 		m.err = 100;
 	else if (set_robust_list2(&head, GET_SLOT, TH_NATIVE, 0))
 		m.err = errno;
@@ -450,7 +338,7 @@ static int make_setuid_helper(void)
 
 static int setuid_teardown(void **state)
 {
-	kill_kids();
+	th_kill_kids();
 	unlink(SETUID_HELPER);
 	return 0;
 }
@@ -464,7 +352,7 @@ static void test_perm_setuid_exec(void **state)
 	void *head = SENTINEL;
 	pid_t pid;
 
-	NEED_ROOT();
+	TH_NEED_ROOT();
 	assert_int_equal(0, make_setuid_helper());
 	e = th_shared_alloc(sizeof(*e), false);
 	assert_non_null(e);
@@ -475,7 +363,7 @@ static void test_perm_setuid_exec(void **state)
 	e->ready_r = ready[0];
 	e->cmd_w = cmd[1];
 	snprintf(e->helper, sizeof(e->helper), "%s", SETUID_HELPER);
-	pid = spawn(exec_target_child, e);
+	pid = th_spawn_kid(exec_target_child, e);
 	assert_true(pid > 0);
 	close(ready[1]);
 	close(cmd[0]);
@@ -508,7 +396,7 @@ static void test_perm_setuid_exec(void **state)
 
 	close(cmd[1]);		/* the helper's poll() ends */
 	close(ready[0]);
-	assert_int_equal(0, reap(pid, TH_TIMEOUT_MS));
+	assert_int_equal(0, th_reap_kid(pid, TH_TIMEOUT_MS));
 	th_free(e, sizeof(*e));
 }
 
@@ -524,7 +412,7 @@ static char yama_orig[16];
 
 static int yama_setup(void **state)
 {
-	if (read_file(YAMA_SCOPE, yama_orig, sizeof(yama_orig)) <= 0)
+	if (th_read_file(YAMA_SCOPE, yama_orig, sizeof(yama_orig)) <= 0)
 		yama_orig[0] = 0;
 	return 0;
 }
@@ -532,7 +420,7 @@ static int yama_setup(void **state)
 /* Runs even when the test failed: put the sysctl back. */
 static int yama_teardown(void **state)
 {
-	kill_kids();
+	th_kill_kids();
 	if (yama_orig[0] && th_write_file(YAMA_SCOPE, yama_orig)) {
 		fprintf(stderr, "# could not restore %s to %s", YAMA_SCOPE, yama_orig);
 		return -1;
@@ -546,7 +434,7 @@ static void set_yama(int scope)
 
 	snprintf(buf, sizeof(buf), "%d\n", scope);
 	assert_int_equal(0, th_write_file(YAMA_SCOPE, buf));
-	assert_int_equal(scope, read_long(YAMA_SCOPE, -1));
+	assert_int_equal(scope, th_read_long(YAMA_SCOPE, -1));
 }
 
 static void test_perm_yama(void **state)
@@ -568,7 +456,7 @@ static void test_perm_yama(void **state)
 		print_message("# no Yama (%s absent)\n", YAMA_SCOPE);
 		skip();
 	}
-	NEED_ROOT();
+	TH_NEED_ROOT();
 	for (unsigned int c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct target *t = th_shared_alloc(sizeof(*t), false);
 		pid_t pid;
@@ -646,10 +534,10 @@ static int cg_setup_group(const char *name, bool memory)
 		cg.mounted = true;
 	}
 	if (memory) {
-		if (read_file(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) <= 0 ||
+		if (th_read_file(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) <= 0 ||
 		    !strstr(buf, "memory"))
 			return -ENODEV;
-		if (read_file(CG_ROOT "/cgroup.subtree_control", buf, sizeof(buf)) < 0)
+		if (th_read_file(CG_ROOT "/cgroup.subtree_control", buf, sizeof(buf)) < 0)
 			return -ENODEV;
 		if (!strstr(buf, "memory")) {
 			if (th_write_file(CG_ROOT "/cgroup.subtree_control", "+memory"))
@@ -672,7 +560,7 @@ static long cg_event(const char *file, const char *key)
 	char buf[1024], *p;
 	size_t kl = strlen(key);
 
-	if (read_file(cg_file(file), buf, sizeof(buf)) <= 0)
+	if (th_read_file(cg_file(file), buf, sizeof(buf)) <= 0)
 		return -1;
 	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if (!strncmp(p, key, kl) && p[kl] == ' ')
@@ -694,7 +582,7 @@ static bool cg_wait_event(const char *key, long want, int timeout_ms)
 
 static int cg_teardown(void **state)
 {
-	kill_kids();
+	th_kill_kids();
 	if (cg.oom_marked) {
 		kmsg_write(OOM_END);
 		cg.oom_marked = false;
@@ -704,7 +592,7 @@ static int cg_teardown(void **state)
 		if (th_write_file(cg_file("cgroup.kill"), "1")) {
 			char buf[4096], *p = buf;
 
-			if (read_file(cg_file("cgroup.procs"), buf, sizeof(buf)) > 0)
+			if (th_read_file(cg_file("cgroup.procs"), buf, sizeof(buf)) > 0)
 				while (*p) {
 					kill((pid_t)strtol(p, &p, 10), SIGKILL);
 					while (*p == '\n')
@@ -735,7 +623,7 @@ static void cg_enter(pid_t pid)
 	snprintf(buf, sizeof(buf), "%d", (int)pid);
 	assert_int_equal(0, th_write_file(cg_file("cgroup.procs"), buf));
 	snprintf(buf, sizeof(buf), "/proc/%d/cgroup", (int)pid);
-	assert_true(read_file(buf, buf, sizeof(buf)) > 0);
+	assert_true(th_read_file(buf, buf, sizeof(buf)) > 0);
 	snprintf(want, sizeof(want), "0::%s\n", cg.path + strlen(CG_ROOT));
 	assert_non_null(strstr(buf, want));
 }
@@ -821,7 +709,7 @@ static uint32_t *vword(struct victim *v, enum vlock k)
 
 static void victim_park(uint32_t *flag, int ms)
 {
-	wait_flag(flag, 1, ms);
+	th_wait_flag(flag, 1, ms);
 }
 
 static void *victim_sibling(void *p)
@@ -835,7 +723,7 @@ static void *victim_sibling(void *p)
 	th_list64_add(&v->hs, &v->ls, false);
 	if (set_robust_list2(&v->hs, 1, TH_NATIVE, 0))
 		v->err = 5;
-	set_flag(&v->sib_ready, 1);
+	th_set_flag(&v->sib_ready, 1);
 	/* never set: the sibling's lock must be recovered by the kill, not an exit */
 	victim_park(&v->sib_never, 6 * TH_TIMEOUT_MS);
 	return NULL;
@@ -852,7 +740,7 @@ static int victim_main(void *p)
 	v->tid = tid;
 	if (pthread_create(&t, NULL, victim_sibling, v)) {
 		v->err = 1;
-	} else if (!wait_flag(&v->sib_ready, 1, TH_TIMEOUT_MS)) {
+	} else if (!th_wait_flag(&v->sib_ready, 1, TH_TIMEOUT_MS)) {
 		v->err = 2;
 	} else {
 		th_list64_init(&v->h, TH_OFF64);
@@ -871,7 +759,7 @@ static int victim_main(void *p)
 		else if (syscall(SYS_set_robust_list, &v->legacy, sizeof(v->legacy)))
 			v->err = 6;
 	}
-	set_flag(&v->ready, 1);
+	th_set_flag(&v->ready, 1);
 	if (v->err)
 		return v->err;
 	if (v->mode == V_PARK) {
@@ -879,7 +767,7 @@ static int victim_main(void *p)
 		return 60;
 	}
 	/* V_OOM: wait until we are in the cgroup, then eat memory until killed */
-	if (!wait_flag(&v->go, 1, 3 * TH_TIMEOUT_MS))
+	if (!th_wait_flag(&v->go, 1, 3 * TH_TIMEOUT_MS))
 		return 61;
 	for (int mb = 0; mb < VICTIM_MAX_MB; mb++) {
 		char *m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
@@ -904,10 +792,10 @@ static struct victim *victim_new(enum vmode mode)
 /* Start the victim and one waiter (in this process) per lock. */
 static pid_t victim_start(struct victim *v)
 {
-	pid_t pid = spawn(victim_main, v);
+	pid_t pid = th_spawn_kid(victim_main, v);
 
 	assert_true(pid > 0);
-	assert_true(wait_flag(&v->ready, 1, TH_TIMEOUT_MS));
+	assert_true(th_wait_flag(&v->ready, 1, TH_TIMEOUT_MS));
 	assert_int_equal(0, v->err);
 	for (int k = 0; k < VL_NR; k++) {
 		uint32_t *w = vword(v, k);
@@ -997,8 +885,8 @@ static void test_oom_kill(void **state)
 	kmsg_write(OOM_BEGIN);
 	cg.oom_marked = true;
 
-	set_flag(&v->go, 1);
-	status = reap(pid, 6 * TH_TIMEOUT_MS);
+	th_set_flag(&v->go, 1);
+	status = th_reap_kid(pid, 6 * TH_TIMEOUT_MS);
 	kmsg_write(OOM_END);
 	cg.oom_marked = false;
 
@@ -1068,7 +956,7 @@ static void freeze_case(enum freeze_kill how)
 		assert_int_equal(0, th_write_file(cg_file("cgroup.kill"), "1"));
 		break;
 	}
-	assert_int_equal(128 + SIGKILL, reap(pid, 3 * TH_TIMEOUT_MS));
+	assert_int_equal(128 + SIGKILL, th_reap_kid(pid, 3 * TH_TIMEOUT_MS));
 	victim_check(v);
 	assert_true(cg_wait_event("populated", 0, TH_TIMEOUT_MS));
 	th_free(v, sizeof(*v));
@@ -1192,7 +1080,7 @@ static bool slab_read(struct slab *s)
 static long slab_slack(const struct slab *s)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
-	long cpu_partial = read_long(SLAB_SYSFS "/cpu_partial", 120);
+	long cpu_partial = th_read_long(SLAB_SYSFS "/cpu_partial", 120);
 	long per = s->perslab > 0 ? s->perslab : 1;
 
 	if (cpus < 1)
@@ -1372,7 +1260,8 @@ static void test_register_exit_cycles_leave_nothing(void **state)
 			      root ? "" : " (not root)");
 	}
 
-	assert_int_equal(0, reap(spawn(cycles_child, c), CYCLES_BUDGET_MS + 3 * TH_TIMEOUT_MS));
+	assert_int_equal(0, th_reap_kid(th_spawn_kid(cycles_child, c),
+					 CYCLES_BUDGET_MS + 3 * TH_TIMEOUT_MS));
 	print_message("# cycles: %u threads registered a slot and exited in %ld ms (%.0f/s; "
 		      "threads that register nothing: %.0f/s)\n",
 		      c->done, c->elapsed_ms,
@@ -1482,7 +1371,7 @@ static void test_one_thread_pins_one_record(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_perm_other_uid, kids_teardown),
+		cmocka_unit_test_teardown(test_perm_other_uid, th_kids_teardown),
 		cmocka_unit_test_teardown(test_perm_setuid_exec, setuid_teardown),
 		cmocka_unit_test_setup_teardown(test_perm_yama, yama_setup, yama_teardown),
 		cmocka_unit_test_setup_teardown(test_oom_kill, oom_setup, cg_teardown),
@@ -1492,7 +1381,7 @@ int main(int argc, char **argv)
 						freezer_setup, cg_teardown),
 		cmocka_unit_test_setup_teardown(test_freezer_cgroup_kill_while_frozen,
 						freezer_setup, cg_teardown),
-		cmocka_unit_test_teardown(test_register_exit_cycles_leave_nothing, kids_teardown),
+		cmocka_unit_test_teardown(test_register_exit_cycles_leave_nothing, th_kids_teardown),
 		cmocka_unit_test_teardown(test_one_thread_pins_one_record, pin_teardown),
 	};
 
