@@ -17,14 +17,13 @@
 
 #include "helpers.h"
 
-#define NR_SLOTS	8
 #define NR_THREADS	16
 
-static struct robust_list_head heads[NR_THREADS][NR_SLOTS + 1];
+static struct robust_list_head heads[NR_THREADS][ROBUST_LIST2_NR_SLOTS + 1];
 
 static void clear_all(void)
 {
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_int_equal(0, set_robust_list2(NULL, i, TH_NATIVE, 0));
 }
 
@@ -64,11 +63,11 @@ static void test_create_after_set(void **state)
 
 static void test_create_enospc_when_full(void **state)
 {
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_int_equal(i, robust_list2_create(&heads[0][i], TH_NATIVE));
 	assert_int_equal(-1, robust_list2_create(&heads[0][8], TH_NATIVE));
 	assert_int_equal(ENOSPC, errno);
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_ptr_equal(&heads[0][i], get_slot(i));
 	clear_all();
 }
@@ -91,13 +90,13 @@ static void test_create_einval(void **state)
 	/* the index must be 0 (the kernel chooses it) */
 	assert_int_equal(-1, ioctl(robust_list2_fd(), ROBUST_LIST2_IOC_CREATE, &a));
 	assert_int_equal(EINVAL, errno);
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_null(get_slot(i));
 }
 
 struct thread_result {
 	unsigned int id;
-	long idx[NR_SLOTS + 1];
+	long idx[ROBUST_LIST2_NR_SLOTS + 1];
 	int last_errno;
 	int mismatches;
 	volatile int *go;
@@ -109,17 +108,17 @@ static void *creator(void *p)
 
 	while (!__atomic_load_n(r->go, __ATOMIC_ACQUIRE))
 		;
-	for (unsigned int i = 0; i <= NR_SLOTS; i++)
+	for (unsigned int i = 0; i <= ROBUST_LIST2_NR_SLOTS; i++)
 		r->idx[i] = robust_list2_create(&heads[r->id][i], TH_NATIVE);
 	r->last_errno = errno;
 	/* every slot holds this thread's own heads, in order */
-	for (unsigned int i = 0; i < NR_SLOTS; i++) {
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++) {
 		void *head = NULL;
 
 		if (get_robust_list2(0, &head, i, 0) || head != &heads[r->id][i])
 			r->mismatches++;
 	}
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		set_robust_list2(NULL, i, TH_NATIVE, 0);
 	return NULL;
 }
@@ -140,9 +139,9 @@ static void test_concurrent_create_from_many_threads(void **state)
 
 	/* slots are per thread: each got 0..7 and then ENOSPC, no collision */
 	for (unsigned int i = 0; i < NR_THREADS; i++) {
-		for (unsigned int s = 0; s < NR_SLOTS; s++)
+		for (unsigned int s = 0; s < ROBUST_LIST2_NR_SLOTS; s++)
 			assert_int_equal(s, r[i].idx[s]);
-		assert_int_equal(-1, r[i].idx[NR_SLOTS]);
+		assert_int_equal(-1, r[i].idx[ROBUST_LIST2_NR_SLOTS]);
 		assert_int_equal(ENOSPC, r[i].last_errno);
 		assert_int_equal(0, r[i].mismatches);
 	}

@@ -28,7 +28,6 @@
 
 #include "helpers.h"
 
-#define NR_SLOTS	8
 #define MAX_LOCKS	4
 
 enum death {
@@ -58,13 +57,13 @@ struct scene {
 	int32_t owner_tid;
 	int32_t err;
 	struct cfg cfg;
-	struct robust_list_head h64[NR_SLOTS];
-	struct robust_list_head32 h32[NR_SLOTS];
-	struct th_lock64 l64[NR_SLOTS][MAX_LOCKS];
-	struct th_lock32 l32[NR_SLOTS][MAX_LOCKS];
+	struct robust_list_head h64[ROBUST_LIST2_NR_SLOTS];
+	struct robust_list_head32 h32[ROBUST_LIST2_NR_SLOTS];
+	struct th_lock64 l64[ROBUST_LIST2_NR_SLOTS][MAX_LOCKS];
+	struct th_lock32 l32[ROBUST_LIST2_NR_SLOTS][MAX_LOCKS];
 	struct robust_list_head legacy;
 	struct th_lock64 legacy_lock;
-	struct th_waiter w[NR_SLOTS + 1][2];
+	struct th_waiter w[ROBUST_LIST2_NR_SLOTS + 1][2];
 };
 
 #define SCENE_SIZE	(64 * 1024)
@@ -290,7 +289,7 @@ static int run_scene(struct scene *s)
 		for (unsigned int i = 0; i < s->cfg.nslots; i++)
 			start_waiters(s, i, lock_word(s, i, 0));
 		if (s->cfg.legacy)
-			start_waiters(s, NR_SLOTS, &s->legacy_lock.futex);
+			start_waiters(s, ROBUST_LIST2_NR_SLOTS, &s->legacy_lock.futex);
 	}
 
 	if (s->cfg.death == D_SIGKILL) {
@@ -320,7 +319,7 @@ static void check_scene(struct scene *s)
 	if (s->cfg.legacy) {
 		assert_int_equal(FUTEX_OWNER_DIED | FUTEX_WAITERS, s->legacy_lock.futex);
 		if (s->cfg.waiters)
-			check_one_woken(s, NR_SLOTS, &s->legacy_lock.futex);
+			check_one_woken(s, ROBUST_LIST2_NR_SLOTS, &s->legacy_lock.futex);
 	}
 }
 
@@ -724,7 +723,7 @@ static void test_private_and_shared_waiters_one_wake(void **state)
 
 static int check_empty_main(void)
 {
-	for (unsigned int i = 0; i < NR_SLOTS; i++) {
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++) {
 		void *head = (void *)1;
 
 		if (get_robust_list2(0, &head, i, 0) || head)

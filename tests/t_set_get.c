@@ -20,9 +20,8 @@
 #include "helpers.h"
 
 #define SENTINEL ((void *)(uintptr_t)0xdeadbeefdeadbeefULL)
-#define NR_SLOTS 8
 
-static struct robust_list_head heads[NR_SLOTS];
+static struct robust_list_head heads[ROBUST_LIST2_NR_SLOTS];
 static struct robust_list_head32 *low_heads;	/* below 4 GiB */
 
 static int setup(void **state)
@@ -40,7 +39,7 @@ static int teardown(void **state)
 /* Every test starts and ends with all of this thread's slots empty. */
 static void clear_all(void)
 {
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_int_equal(0, set_robust_list2(NULL, i, TH_NATIVE, 0));
 }
 
@@ -60,9 +59,11 @@ static void expect_errno(long ret, int err)
 
 static void test_list_limit_is_8(void **state)
 {
-	assert_int_equal(NR_SLOTS, set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0));
+	assert_int_equal(ROBUST_LIST2_NR_SLOTS,
+			 set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0));
 	/* head is ignored */
-	assert_int_equal(NR_SLOTS, set_robust_list2(&heads[0], 7, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0));
+	assert_int_equal(ROBUST_LIST2_NR_SLOTS,
+			 set_robust_list2(&heads[0], 7, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0));
 	/* and nothing was registered by it */
 	assert_null(get_slot(0, 0));
 	assert_null(get_slot(0, 7));
@@ -70,12 +71,12 @@ static void test_list_limit_is_8(void **state)
 
 static void test_roundtrip_64_every_slot(void **state)
 {
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_int_equal(0, set_robust_list2(&heads[i], i, TH_NATIVE, 0));
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_ptr_equal(&heads[i], get_slot(0, i));
 	clear_all();
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_null(get_slot(0, i));
 }
 
@@ -130,10 +131,11 @@ static void test_set_einval_cmd(void **state)
 
 static void test_set_einval_index(void **state)
 {
-	expect_errno(set_robust_list2(&heads[0], NR_SLOTS, TH_NATIVE, 0), EINVAL);
+	expect_errno(set_robust_list2(&heads[0], ROBUST_LIST2_NR_SLOTS, TH_NATIVE, 0), EINVAL);
 	expect_errno(set_robust_list2(&heads[0], UINT_MAX, FUTEX_ROBUST_LIST_CMD_SET_32, 0), EINVAL);
 	/* the v6 syscall checks the index before looking at the command */
-	expect_errno(set_robust_list2(NULL, NR_SLOTS, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0), EINVAL);
+	expect_errno(set_robust_list2(NULL, ROBUST_LIST2_NR_SLOTS, FUTEX_ROBUST_LIST_CMD_LIST_LIMIT, 0),
+		     EINVAL);
 }
 
 static void test_set_einval_alignment(void **state)
@@ -183,11 +185,11 @@ static void test_get_einval(void **state)
 {
 	void *head = SENTINEL;
 
-	expect_errno(get_robust_list2(0, &head, NR_SLOTS, 0), EINVAL);
+	expect_errno(get_robust_list2(0, &head, ROBUST_LIST2_NR_SLOTS, 0), EINVAL);
 	expect_errno(get_robust_list2(0, &head, UINT_MAX, 0), EINVAL);
 	expect_errno(get_robust_list2(0, &head, 0, 1), EINVAL);
 	/* index is checked before the pid */
-	expect_errno(get_robust_list2(INT_MAX, &head, NR_SLOTS, 0), EINVAL);
+	expect_errno(get_robust_list2(INT_MAX, &head, ROBUST_LIST2_NR_SLOTS, 0), EINVAL);
 	assert_ptr_equal(SENTINEL, head);
 }
 
@@ -231,7 +233,7 @@ static void test_get_tid_of_self_equals_pid_0(void **state)
 struct thread_arg {
 	volatile int phase;
 	pid_t tid;
-	void *seen[NR_SLOTS];
+	void *seen[ROBUST_LIST2_NR_SLOTS];
 };
 
 static void *thread_sets_slot(void *p)
@@ -240,7 +242,7 @@ static void *thread_sets_slot(void *p)
 
 	a->tid = th_gettid();
 	/* a new thread starts with every slot empty */
-	for (unsigned int i = 0; i < NR_SLOTS; i++) {
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++) {
 		a->seen[i] = SENTINEL;
 		if (get_robust_list2(0, &a->seen[i], i, 0))
 			a->seen[i] = SENTINEL;
@@ -257,13 +259,13 @@ static void test_slots_are_per_thread(void **state)
 	struct thread_arg a = { 0 };
 	pthread_t t;
 
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_int_equal(0, set_robust_list2(&heads[i], i, TH_NATIVE, 0));
 	assert_int_equal(0, pthread_create(&t, NULL, thread_sets_slot, &a));
 	while (__atomic_load_n(&a.phase, __ATOMIC_ACQUIRE) != 1)
 		usleep(100);
 
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_null(a.seen[i]);
 	/* the other thread's slot, read by TID; ours unchanged */
 	assert_ptr_equal(&heads[7], get_slot(a.tid, 2));
@@ -277,7 +279,7 @@ static void test_slots_are_per_thread(void **state)
 
 static int child_checks_empty(void *arg)
 {
-	for (unsigned int i = 0; i < NR_SLOTS; i++) {
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++) {
 		void *head = SENTINEL;
 
 		if (get_robust_list2(0, &head, i, 0) || head)
@@ -291,7 +293,7 @@ static int child_checks_empty(void *arg)
 
 static void test_fork_child_starts_empty(void **state)
 {
-	for (unsigned int i = 0; i < NR_SLOTS; i++)
+	for (unsigned int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
 		assert_int_equal(0, set_robust_list2(&heads[i], i, TH_NATIVE, 0));
 	assert_int_equal(0, th_wait_child(th_spawn_child(child_checks_empty, NULL)));
 	assert_ptr_equal(&heads[5], get_slot(0, 5));
@@ -443,7 +445,7 @@ static void test_info(void **state)
 	memset(&info, 0xcc, sizeof(info));
 	assert_int_equal(0, robust_list2_info(&info));
 	assert_int_equal(ROBUST_LIST2_ABI_VERSION, info.abi_version);
-	assert_int_equal(NR_SLOTS, info.nr_slots);
+	assert_int_equal(ROBUST_LIST2_NR_SLOTS, info.nr_slots);
 	assert_true(info.walk_limit > 2048);
 	/* SET_64 is offered to 64-bit callers only */
 	assert_int_equal(TH_LP64, !!(info.features & ROBUST_LIST2_F_LIST64));

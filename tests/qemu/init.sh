@@ -32,7 +32,7 @@ export RL2_KO=/lib/robust_list2/robust_list2.ko	# for tests that reload the modu
 DEV=/dev/robust_list2
 MARK="robust_list2-harness: start"
 BAD='BUG:|WARNING:|Oops|general protection|KASAN|list_del corruption|Objects remaining|leak|soft lockup|hung task|Call Trace'
-# A test that makes the OOM killer strike on purpose (t_reliability) writes these
+# A test that makes the OOM killer strike on purpose (t_oom) writes these
 # two lines to /dev/kmsg around it: the OOM report's stack dump ("Call Trace:")
 # between them is expected.  Only that line is excused; every other BAD pattern
 # still fails the run there too.

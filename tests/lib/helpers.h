@@ -54,22 +54,51 @@ pid_t th_gettid(void);
 
 /* fork(); the child runs fn(arg) and _exit()s with its return value. */
 pid_t th_spawn_child(int (*fn)(void *), void *arg);
-/*
- * Wait at most timeout_ms for @pid.  Returns its exit code, 128 + signal
- * if it was killed, or -1 on timeout (the child is then SIGKILLed).
- */
+
 /* CLOCK_MONOTONIC in milliseconds, and a sleep of @ms. */
 long th_now_ms(void);
 void th_sleep_ms(int ms);
 
 /* Write @s to @path (sysfs, procfs, cgroupfs); 0 or -errno. */
 int th_write_file(const char *path, const char *s);
+/* Read up to @len - 1 bytes of @path, NUL-terminated; bytes read or -errno. */
+ssize_t th_read_file(const char *path, char *buf, size_t len);
+/* The number at the start of @path, or @dflt if it cannot be read. */
+long th_read_long(const char *path, long dflt);
 
+/*
+ * Wait at most timeout_ms for @pid.  Returns its exit code, 128 + signal
+ * if it was killed, or -1 on timeout (the child is then SIGKILLed).
+ */
 int th_wait_child_ms(pid_t pid, int timeout_ms);
 static inline int th_wait_child(pid_t pid)
 {
 	return th_wait_child_ms(pid, TH_TIMEOUT_MS);
 }
+
+/*
+ * Children noted until reaped (at most 16 at a time), so that a test that
+ * fails half-way (cmocka longjmps out of it) leaves nothing behind for the
+ * next one: th_kids_teardown(), a cmocka teardown, kills and reaps what is
+ * left.  th_spawn_kid() flushes stdio first, th_reap_kid() is
+ * th_wait_child_ms() and forgets @pid.
+ */
+pid_t th_spawn_kid(int (*fn)(void *), void *arg);
+int th_reap_kid(pid_t pid, int timeout_ms);
+void th_kill_kids(void);
+int th_kids_teardown(void **state);
+
+/* Become @uid (and gid) for good, and stay dumpable: ptrace-read needs both. */
+int th_become(uid_t uid);
+
+/* In a cmocka test: skip unless root (the VM runs the suites as root). */
+#define TH_NEED_ROOT()							\
+	do {								\
+		if (geteuid() != 0) {					\
+			print_message("# needs root (the VM runs it as root)\n"); \
+			skip();						\
+		}							\
+	} while (0)
 
 /* Shared anonymous memory; below 4 GiB when @low (for 32-bit lists). */
 void *th_shared_alloc(size_t size, bool low);
@@ -78,6 +107,14 @@ void th_free(void *p, size_t size);
 /* Raw futex calls; wait returns 0, or -errno (-ETIMEDOUT, -EAGAIN). */
 int th_futex_wait(uint32_t *uaddr, uint32_t val, int timeout_ms, bool private);
 int th_futex_wake(uint32_t *uaddr, int nr, bool private);
+
+/*
+ * A flag word in shared memory: th_set_flag() stores and wakes, and
+ * th_wait_flag() sleeps on it until it reads @want (true) or @timeout_ms
+ * passed (false).
+ */
+bool th_wait_flag(uint32_t *flag, uint32_t want, int timeout_ms);
+void th_set_flag(uint32_t *flag, uint32_t v);
 
 /*
  * Wait until thread @tid (of process @pid) sleeps in futex() on @uaddr:

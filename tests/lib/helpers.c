@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -70,6 +72,32 @@ int th_write_file(const char *path, const char *s)
 	return err;
 }
 
+/* Read up to @len - 1 bytes of @path, NUL-terminated; bytes read or -errno. */
+ssize_t th_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = 0;
+	close(fd);
+	return n;
+}
+
+long th_read_long(const char *path, long dflt)
+{
+	char buf[64];
+
+	if (th_read_file(path, buf, sizeof(buf)) <= 0)
+		return dflt;
+	return strtol(buf, NULL, 10);
+}
+
 int th_wait_child_ms(pid_t pid, int timeout_ms)
 {
 	long deadline = th_now_ms() + timeout_ms;
@@ -97,6 +125,56 @@ int th_wait_child_ms(pid_t pid, int timeout_ms)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return -1;
+}
+
+/*
+ * Every child a test forks is noted until reaped, so that a test that
+ * fails half-way (cmocka longjmps out of it) leaves nothing behind for
+ * the next one: its teardown kills and reaps what is left.
+ */
+static pid_t kids[16];
+
+pid_t th_spawn_kid(int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+
+	fflush(stdout);		/* a child must not inherit half a line of TAP */
+	fflush(stderr);
+	pid = th_spawn_child(fn, arg);
+
+	for (unsigned int i = 0; pid > 0 && i < sizeof(kids) / sizeof(kids[0]); i++)
+		if (!kids[i]) {
+			kids[i] = pid;
+			break;
+		}
+	return pid;
+}
+
+/* th_wait_child_ms(), and @pid is no longer ours to clean up. */
+int th_reap_kid(pid_t pid, int timeout_ms)
+{
+	int status = th_wait_child_ms(pid, timeout_ms);
+
+	for (unsigned int i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
+		if (kids[i] == pid)
+			kids[i] = 0;
+	return status;
+}
+
+void th_kill_kids(void)
+{
+	for (unsigned int i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
+		if (kids[i]) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+			kids[i] = 0;
+		}
+}
+
+int th_kids_teardown(void **state)
+{
+	th_kill_kids();
+	return 0;
 }
 
 void *th_shared_alloc(size_t size, bool low)
@@ -144,6 +222,25 @@ int th_futex_wake(uint32_t *uaddr, int nr, bool private)
 	long r = syscall(SYS_futex, uaddr, op, nr, NULL, NULL, 0);
 
 	return r < 0 ? -errno : (int)r;
+}
+
+/* Bounded wait for a flag word set by a child. */
+bool th_wait_flag(uint32_t *flag, uint32_t want, int timeout_ms)
+{
+	long deadline = th_now_ms() + timeout_ms;
+
+	while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want) {
+		if (th_now_ms() > deadline)
+			return false;
+		th_futex_wait(flag, __atomic_load_n(flag, __ATOMIC_ACQUIRE), 100, false);
+	}
+	return true;
+}
+
+void th_set_flag(uint32_t *flag, uint32_t v)
+{
+	__atomic_store_n(flag, v, __ATOMIC_RELEASE);
+	th_futex_wake(flag, INT_MAX, false);
 }
 
 int th_wait_futex_sleeper(pid_t pid, pid_t tid, const void *uaddr)
@@ -232,6 +329,15 @@ int th_waiter_join(struct th_waiter *w)
 {
 	pthread_join(w->thread, NULL);
 	return w->result;
+}
+
+/* Become @uid (and gid) for good, and stay dumpable: ptrace-read needs both. */
+int th_become(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -1;
+	/* changing euid made us non-dumpable (commit_creds); a same-uid reader must be let in */
+	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 }
 
 bool th_have_device(void)
