@@ -227,7 +227,13 @@ void bench_bystander(void)
 
 			snprintf(item, sizeof(item), "%s: %s vs not loaded", what[w],
 				 s == BY_LOADED ? "loaded" : "loaded+1 registered thread");
-			figure_init(&f, "bystander", item, 0, "us/op", 1.02);
+			/*
+			 * SPEC.md's target is for machines that never use the
+			 * module; with a registered thread the hook's lookup
+			 * runs for every exit, which is information.
+			 */
+			figure_init(&f, "bystander", item, 0, "us/op",
+				    s == BY_LOADED ? 1.01 : 0);
 			for (r = 0; r < rounds; r++) {
 				add_round(&f, raw[r][w][s] / 1e3, raw[r][w][BY_UNLOADED] / 1e3);
 				push(&unnorm, f.ratio.v[r]);
