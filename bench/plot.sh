@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Ratios: label, median, min, max, target (0 = none).
 awk -F, 'NR > 1 && ($13 != "" || $1 == "unlock" || $2 ~ /noise floor/) && $14 != "capped" {
 	l = $2
-	sub(/: not loaded vs not loaded \(noise floor\)/, " A/A noise", l)
+	sub(/: [^:]* vs [^:]* \(noise floor\)/, " A/A noise", l)
 	sub(/ vs .*/, "", l)
 	sub(/^per entry: /, "walk/entry ", l)
 	sub(/^per-thread cost 10k/, "linearity", l)

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # results.csv of rl2_bench -> a table: -v fmt=text (default) or fmt=md, -v title=...
 # -v summary=1: the rows with a target and a few that explain them (noise floors,
-# ioctl floor, unlock, last waiter at N >= 2048, scale), no notes (README).
+# every register row, unlock, last waiter at N >= 2048, scale), no notes (README).
 # Rows keep the order measured; notes follow the table.
 BEGIN { FS = ","; if (fmt == "") fmt = "text" }
 NR == 1 { next }
-summary && !($13 != "" || $2 ~ /noise floor|vfs floor/ || $1 == "unlock" ||
+summary && !($13 != "" || $2 ~ /noise floor/ || $1 == "register" || $1 == "unlock" ||
 	     ($2 ~ /last waiter/ && $3 >= 2048) ||
 	     ($1 ~ /^scale/ && ($3 == 10000 || $2 ~ /^thread with/))) { next }
 {

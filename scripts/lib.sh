@@ -83,4 +83,9 @@ qemu_setup() {
 		-kernel "$2" -initrd "$3"
 		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=4 ${*:5} ${QEMU_APPEND:-}"
 		-serial "${RL2_CONSOLE:-stdio}" -serial file:"$4")
+	# QEMU_ICOUNT=OPTS: the guest clock counts executed instructions
+	# (-icount OPTS), so a timing repeats from boot to boot; TCG only.
+	if [[ $accel == tcg && -n ${QEMU_ICOUNT:-} ]]; then
+		QEMU+=(-icount "$QEMU_ICOUNT")
+	fi
 }
