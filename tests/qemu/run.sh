@@ -58,7 +58,10 @@ testdir=$(realpath -- "${RL2_TESTDIR:-$RL2_ROOT/tests}")
 files=()
 for t in "$testdir"/t_*; do
 	[[ -f $t && -x $t ]] || continue
-	[[ ${t##*/} == t_shim_unit* ]] || files+=(--add "$t")
+	[[ ${t##*/} == t_shim_unit* ]] && continue
+	# Only binaries of a current source: a renamed suite's old binary stays out.
+	[[ -z ${RL2_TESTDIR:-} && ! -f ${t%.m32}.c ]] && { msg "ignoring $t: no ${t%.m32}.c"; continue; }
+	files+=(--add "$t")
 done
 ((${#files[@]})) || msg "warning: no test binaries in $testdir (make tests?): harness steps only"
 # Helper programs or data the tests need, one path per line, relative to $testdir.
