@@ -50,7 +50,7 @@ static const struct kernel_param_ops rl2_walk_limit_ops = {
 };
 module_param_cb(walk_limit, &rl2_walk_limit_ops, &rl2_walk_limit, 0444);
 MODULE_PARM_DESC(walk_limit,
-		 "Most entries walked per robust list at exit (default 1048576; cycles are detected independently)");
+		 "Most list entries walked for one thread's exit or exec, all slots together (default 1048576; cycles are detected independently)");
 
 static bool rl2_caller_is_compat(void)
 {

@@ -273,16 +273,37 @@ static int rl2_slot_store(struct rl2_task *rec, unsigned int index,
 	return 0;
 }
 
+/*
+ * Is the head of @word already in a slot of @rec other than @index?  One
+ * list in two slots would be walked twice per exit (twice the budget it
+ * may use, and its pending entry handled twice), so it is refused.
+ */
+static bool rl2_head_in_other_slot(struct rl2_task *rec, unsigned int index,
+				   u64 word)
+{
+	unsigned int i;
+
+	for (i = 0; i < RL2_NR_SLOTS; i++)
+		if (i != index && rec->slot[i] &&
+		    (rec->slot[i] & ~RL2_SLOT_FLAGS) == (word & ~RL2_SLOT_FLAGS))
+			return true;
+	return false;
+}
+
 /**
  * rl2_slot_set - fill or empty one slot of the calling thread
  * @index: slot, already validated
  * @word: head | RL2_SLOT_* flags, or 0 to empty the slot
  * @win: the try-unlock window of the file used, or NULL
+ *
+ * Returns 0, -EINVAL when the head is already in another slot, or -ENOMEM.
  */
 int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win)
 {
 	struct rl2_task *rec = rl2_task_self();
 
+	if (rec && word && rl2_head_in_other_slot(rec, index, word))
+		return -EINVAL;
 	if (!rec) {
 		if (!word)
 			return 0;

@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * User memory of the current task, which is where every walk, unlock and
- * fix-up runs: accessed with page faults disabled and, on failure, the
- * page is faulted in with fixup_user_fault() and the access retried, at
- * most RL2_FAULT_RETRIES times.  The retry is what makes a word on a page
- * the thread never touched, dropped by MADV_DONTNEED or swapped out
- * recoverable even while a fatal signal is pending; the bound is what
- * keeps a page that can never be made accessible (a read-only mapping
- * for a write) from holding a dying thread forever.
+ * fix-up runs.  Two kinds of access, as the kernel's own robust list code
+ * has them:
+ *
+ *  - list pointers and offsets are read with a plain get_user(): a fault
+ *    is handled as any user fault, and one that must wait for I/O gives up
+ *    when the thread has a fatal signal pending, so a list on a file whose
+ *    server never answers (FUSE) cannot hold a dying thread in D state;
+ *
+ *  - the futex word, and the pending field a fix-up clears, are accessed
+ *    with page faults disabled and, on failure, faulted in with
+ *    fixup_user_fault() (which nothing interrupts; writable for a store, as
+ *    the kernel's fault_in_user_writeable() does) and retried, at most
+ *    RL2_FAULT_RETRIES times per access.  That is what recovers a word on
+ *    a page the thread never touched, dropped by MADV_DONTNEED or swapped
+ *    out even while SIGKILL is pending; the bound is what keeps a page that
+ *    can never be made writable (a read-only mapping) from holding a dying
+ *    thread forever.  The exit walk also caps these fault-ins for the whole
+ *    exit (struct rl2_faults).
  */
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -19,73 +30,78 @@
 
 #define RL2_FAULT_RETRIES	4
 
-/* No FAULT_FLAG_KILLABLE: a thread dying of SIGKILL must get through. */
-static int rl2_fault_in(unsigned long uaddr, unsigned int fault_flags)
+static int rl2_fault_in(unsigned long uaddr, unsigned int flags,
+			struct rl2_faults *f)
 {
 	struct mm_struct *mm = current->mm;
 	int ret;
 
+	if (f) {
+		if (!f->left)
+			return -EFAULT;
+		f->left--;
+	}
 	mmap_read_lock(mm);
-	ret = fixup_user_fault(mm, uaddr, fault_flags, NULL);
+	ret = fixup_user_fault(mm, uaddr, flags, NULL);
 	mmap_read_unlock(mm);
 	return ret;
 }
 
 /**
- * rl2_user_read - read 4 or 8 bytes of the current task's memory
+ * rl2_user_get - read a 4- or 8-byte list field of the current task
  * @uaddr: user address
  * @size: 4 or 8
  * @val: the value read, zero-extended
  *
- * Returns 0 or -EFAULT (unmapped, PROT_NONE, kernel address).
+ * A plain get_user(): the fault, if any, is killable.  Returns 0 or
+ * -EFAULT (unmapped, PROT_NONE, kernel address, or I/O given up).
  */
-int rl2_user_read(unsigned long uaddr, unsigned int size, u64 *val)
+int rl2_user_get(unsigned long uaddr, unsigned int size, u64 *val)
+{
+	if (size == sizeof(u32)) {
+		u32 v;
+
+		if (get_user(v, (u32 __user *)uaddr))
+			return -EFAULT;
+		*val = v;
+		return 0;
+	}
+	return get_user(*val, (u64 __user *)uaddr) ? -EFAULT : 0;
+}
+
+/**
+ * rl2_user_read_u32 - read a futex word of the current task
+ * @uaddr: user address
+ * @val: where to store it
+ * @f: fault-in budget, or NULL
+ *
+ * Returns 0 or -EFAULT.
+ */
+int rl2_user_read_u32(unsigned long uaddr, u32 *val, struct rl2_faults *f)
 {
 	int tries = 0;
 	int ret;
 
 	for (;;) {
 		pagefault_disable();
-		if (size == sizeof(u32)) {
-			u32 v;
-
-			ret = get_user(v, (u32 __user *)uaddr);
-			*val = v;
-		} else {
-			ret = get_user(*val, (u64 __user *)uaddr);
-		}
+		ret = get_user(*val, (u32 __user *)uaddr);
 		pagefault_enable();
 		if (!ret)
 			return 0;
-		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(uaddr, 0))
+		if (++tries > RL2_FAULT_RETRIES || rl2_fault_in(uaddr, 0, f))
 			return -EFAULT;
 	}
-}
-
-/**
- * rl2_user_read_u32 - read a u32 of the current task's memory
- * @uaddr: user address
- * @val: where to store it
- *
- * Returns 0 or -EFAULT.
- */
-int rl2_user_read_u32(unsigned long uaddr, u32 *val)
-{
-	u64 v;
-	int ret = rl2_user_read(uaddr, sizeof(u32), &v);
-
-	*val = (u32)v;
-	return ret;
 }
 
 /**
  * rl2_user_clear - store 0 in a 4- or 8-byte field of the current task
  * @uaddr: user address, aligned to @size
  * @size: 4 or 8
+ * @f: fault-in budget, or NULL
  *
  * Returns 0 or -EFAULT (e.g. a read-only mapping).
  */
-int rl2_user_clear(unsigned long uaddr, unsigned int size)
+int rl2_user_clear(unsigned long uaddr, unsigned int size, struct rl2_faults *f)
 {
 	int tries = 0;
 	int ret;
@@ -100,7 +116,7 @@ int rl2_user_clear(unsigned long uaddr, unsigned int size)
 		if (!ret)
 			return 0;
 		if (++tries > RL2_FAULT_RETRIES ||
-		    rl2_fault_in(uaddr, FAULT_FLAG_WRITE))
+		    rl2_fault_in(uaddr, FAULT_FLAG_WRITE, f))
 			return -EFAULT;
 	}
 }
@@ -111,12 +127,14 @@ int rl2_user_clear(unsigned long uaddr, unsigned int size)
  * @oldval: expected value
  * @newval: value to store if the word holds @oldval
  * @cur: the value seen
+ * @f: fault-in budget, or NULL
  *
  * Returns 0 (exchanged iff *cur == @oldval) or -EFAULT.  An LL/SC
  * architecture's -EAGAIN (the exclusive store lost to another CPU) is
  * retried until it wins, as the kernel's own futex code does.
  */
-int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval, u32 *cur)
+int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval, u32 *cur,
+		     struct rl2_faults *f)
 {
 	int tries = 0;
 	int ret;
@@ -133,7 +151,7 @@ int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval, u32 *cur)
 			break;
 		case -EFAULT:
 			if (++tries > RL2_FAULT_RETRIES ||
-			    rl2_fault_in((unsigned long)u, FAULT_FLAG_WRITE))
+			    rl2_fault_in((unsigned long)u, FAULT_FLAG_WRITE, f))
 				return -EFAULT;
 			break;
 		default:

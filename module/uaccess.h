@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Fault-tolerant access to the current task's user memory: the exit walk,
- * the unlock ioctl and the try-unlock fix-up all run in the task whose
- * memory they touch.
+ * Access to the current task's user memory: the exit walk, the unlock
+ * ioctl and the try-unlock fix-up all run in the task whose memory they
+ * touch (uaccess.c).
  */
 #ifndef _RL2_UACCESS_H
 #define _RL2_UACCESS_H
@@ -10,9 +10,18 @@
 #include <linux/types.h>
 #include <linux/compiler_types.h>
 
-int rl2_user_read(unsigned long uaddr, unsigned int size, u64 *val);
-int rl2_user_read_u32(unsigned long uaddr, u32 *val);
-int rl2_user_clear(unsigned long uaddr, unsigned int size);
-int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval, u32 *cur);
+/*
+ * Fault-ins one caller may still make with fixup_user_fault(), which no
+ * signal interrupts; NULL where the caller is a live system call.
+ */
+struct rl2_faults {
+	unsigned int left;
+};
+
+int rl2_user_get(unsigned long uaddr, unsigned int size, u64 *val);
+int rl2_user_read_u32(unsigned long uaddr, u32 *val, struct rl2_faults *f);
+int rl2_user_clear(unsigned long uaddr, unsigned int size, struct rl2_faults *f);
+int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval, u32 *cur,
+		     struct rl2_faults *f);
 
 #endif /* _RL2_UACCESS_H */

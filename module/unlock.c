@@ -38,12 +38,12 @@ static long rl2_release_word(u32 __user *u, u32 tid, u32 *old)
 	u32 cur;
 	int ret;
 
-	if (rl2_user_read_u32((unsigned long)u, old))
+	if (rl2_user_read_u32((unsigned long)u, old, NULL))
 		return -EFAULT;
 	for (;;) {
 		if ((*old & FUTEX_TID_MASK) != tid)
 			return -EPERM;
-		ret = rl2_user_cmpxchg(u, *old, 0, &cur);
+		ret = rl2_user_cmpxchg(u, *old, 0, &cur, NULL);
 		if (ret)
 			return ret;
 		if (cur == *old)
@@ -84,7 +84,7 @@ long rl2_ioctl_unlock(void __user *uarg)
 	priv = a.flags & ROBUST_LIST2_UNLOCK_PRIVATE ? FUTEX_PRIVATE_FLAG : 0;
 
 	if (a.flags & ROBUST_LIST2_UNLOCK_PI) {
-		if (rl2_user_read_u32(a.uaddr, &old))
+		if (rl2_user_read_u32(a.uaddr, &old, NULL))
 			return -EFAULT;
 		if ((old & FUTEX_TID_MASK) != a.tid)
 			return -EPERM;
@@ -104,7 +104,7 @@ long rl2_ioctl_unlock(void __user *uarg)
 	 * the same: still wake, so no waiter sleeps on a free lock, then
 	 * report EFAULT (as mainline's FUTEX_ROBUST_UNLOCK does).
 	 */
-	pop_ret = a.pop ? rl2_user_clear(a.pop, pop_size) : 0;
+	pop_ret = a.pop ? rl2_user_clear(a.pop, pop_size, NULL) : 0;
 
 	/* Waiters set FUTEX_WAITERS before they sleep: none, no wake. */
 	if (!(a.flags & ROBUST_LIST2_UNLOCK_PI) && (old & FUTEX_WAITERS))

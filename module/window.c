@@ -149,6 +149,6 @@ void rl2_window_fixup(struct rl2_task *rec)
 		pop = (u32)pop;
 	if (!rl2_is_pending_field(rec, pop, size))
 		return;
-	if (!rl2_user_clear(pop, size))
+	if (!rl2_user_clear(pop, size, NULL))
 		atomic64_inc(&rl2_stats.fixups);
 }

@@ -162,6 +162,24 @@ static void test_set_einval_alignment(void **state)
 	clear_all();
 }
 
+/* One list in two slots of a thread would be walked twice: refused. */
+static void test_same_head_in_two_slots_einval(void **state)
+{
+	assert_int_equal(0, set_robust_list2((void *)&low_heads[0], 1, FUTEX_ROBUST_LIST_CMD_SET_32, 0));
+	expect_errno(set_robust_list2((void *)&low_heads[0], 2, FUTEX_ROBUST_LIST_CMD_SET_32, 0), EINVAL);
+	assert_null(get_slot(0, 2));
+	/* the same address in the other layout is the same memory */
+	if (TH_LP64)
+		expect_errno(set_robust_list2((void *)&low_heads[0], 3, FUTEX_ROBUST_LIST_CMD_SET_64, 0),
+			     EINVAL);
+	expect_errno(robust_list2_create((void *)&low_heads[0], FUTEX_ROBUST_LIST_CMD_SET_32), EINVAL);
+	/* setting it again in its own slot is an overwrite, not a duplicate */
+	assert_int_equal(0, set_robust_list2((void *)&low_heads[0], 1, FUTEX_ROBUST_LIST_CMD_SET_32, 0));
+	clear_all();
+	assert_int_equal(0, set_robust_list2((void *)&low_heads[0], 2, FUTEX_ROBUST_LIST_CMD_SET_32, 0));
+	clear_all();
+}
+
 static void test_set_64_from_32bit_eopnotsupp(void **state)
 {
 	if (TH_LP64) {
@@ -478,6 +496,7 @@ int main(void)
 		cmocka_unit_test(test_get_other_uid_eperm),
 		cmocka_unit_test(test_legacy_list_untouched),
 		cmocka_unit_test(test_no_prctl_entry),
+		cmocka_unit_test(test_same_head_in_two_slots_einval),
 		cmocka_unit_test(test_no_kprobe_left),
 		cmocka_unit_test(test_info),
 	};

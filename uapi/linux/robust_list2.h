@@ -66,7 +66,8 @@
  *	Returns 0, or the number of slots for ROBUST_LIST2_CMD_LIST_LIMIT.
  *	EINVAL: flags or pad non-zero, cmd unknown, index >= slot count,
  *		head not 8-byte aligned (SET_64) or 4-byte aligned (SET_32),
- *		a SET_32 head above 4 GiB (its list's pointers are 32-bit).
+ *		a SET_32 head above 4 GiB (its list's pointers are 32-bit),
+ *		a head already registered in another slot of this thread.
  *		Checked in that order, as the v6 syscall does.
  *	EOPNOTSUPP: ROBUST_LIST2_CMD_SET_64 from a 32-bit (compat) caller.
  *	ENOMEM: no memory for the thread's slot table.
@@ -132,7 +133,7 @@
 struct robust_list2_info {
 	__u32 abi_version;	/* out: ROBUST_LIST2_ABI_VERSION */
 	__u32 nr_slots;		/* out: slots per thread (8) */
-	__u64 walk_limit;	/* out: most entries walked per list */
+	__u64 walk_limit;	/* out: most entries walked per exit, all slots */
 	__u64 features;		/* out: ROBUST_LIST2_F_* */
 	__u64 reserved[5];	/* out: zero */
 };

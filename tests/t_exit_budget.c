@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * walk_limit is a budget for a thread's whole exit, all slots together: a
+ * dying thread cannot be interrupted, so eight huge lists must not cost
+ * eight times one.  A child registers 8 heads on lists longer than the
+ * budget (eight lists sharing one huge chain, then eight chains of their
+ * own), is SIGKILLed, and the module's entry counter must have moved by
+ * at most walk_limit; the kill -> waitpid time is printed and bounded.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "helpers.h"
+
+struct budget {
+	uint32_t ready;
+	int32_t err;
+	bool shared_chain;		/* all heads lead into chain 0 */
+	unsigned long n;		/* entries per chain */
+	struct robust_list_head h[ROBUST_LIST2_NR_SLOTS];
+	struct th_lock64 *chain[ROBUST_LIST2_NR_SLOTS];
+};
+
+/* Unowned words: each entry costs the walk two reads, nothing else. */
+static void build_chain(struct robust_list_head *h, struct th_lock64 *l, unsigned long n)
+{
+	th_list64_init(h, TH_OFF64);
+	for (unsigned long i = n; i-- > 0;) {
+		l[i].futex = 0;
+		l[i].list.next = h->list.next;
+		h->list.next = &l[i].list;
+	}
+}
+
+static int budget_child(void *arg)
+{
+	struct budget *b = arg;
+
+	for (int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++) {
+		if (!b->shared_chain || i == 0) {
+			build_chain(&b->h[i], b->chain[i], b->n);
+		} else {
+			th_list64_init(&b->h[i], TH_OFF64);
+			b->h[i].list.next = b->h[0].list.next;	/* never back to h[i] */
+		}
+		if (set_robust_list2(&b->h[i], i, TH_NATIVE, 0))
+			b->err = errno;
+	}
+	__atomic_store_n(&b->ready, 1, __ATOMIC_RELEASE);
+	th_futex_wake(&b->ready, 1, false);
+	for (int i = 0; i < 600; i++)	/* SIGKILLed long before */
+		th_sleep_ms(100);
+	return 1;
+}
+
+static void run_budget(bool shared_chain)
+{
+	struct robust_list2_stats before, after;
+	struct robust_list2_info info;
+	size_t chain_size;
+	struct budget *b;
+	long t0, ms;
+	pid_t pid;
+
+	if (!TH_LP64)
+		skip();		/* 8 chains of walk_limit entries: 64-bit only */
+	assert_int_equal(0, robust_list2_info(&info));
+	b = th_shared_alloc(sizeof(*b), false);
+	assert_non_null(b);
+	b->shared_chain = shared_chain;
+	b->n = info.walk_limit + 1000;
+	chain_size = b->n * sizeof(struct th_lock64);
+	for (int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++) {
+		if (shared_chain && i)
+			break;
+		b->chain[i] = th_shared_alloc(chain_size, false);
+		assert_non_null(b->chain[i]);
+	}
+
+	pid = th_spawn_child(budget_child, b);
+	for (int i = 0; i < 600 && !__atomic_load_n(&b->ready, __ATOMIC_ACQUIRE); i++)
+		th_futex_wait(&b->ready, 0, 100, false);
+	assert_int_equal(1, b->ready);
+	assert_int_equal(0, b->err);
+
+	assert_int_equal(0, robust_list2_stats(&before));
+	t0 = th_now_ms();
+	assert_int_equal(0, kill(pid, SIGKILL));
+	assert_int_equal(128 + SIGKILL, th_wait_child_ms(pid, 60000));
+	ms = th_now_ms() - t0;
+	assert_int_equal(0, robust_list2_stats(&after));
+
+	print_message("# %s: %llu entries walked (budget %llu), kill -> waitpid %ld ms\n",
+		      shared_chain ? "8 heads, one chain" : "8 chains",
+		      (unsigned long long)(after.entries - before.entries),
+		      (unsigned long long)info.walk_limit, ms);
+	assert_true(after.entries - before.entries <= info.walk_limit);
+	assert_true(after.entries - before.entries >= info.walk_limit / 2);
+	assert_true(after.limited > before.limited);
+	assert_true(ms < 30000);
+
+	for (int i = 0; i < ROBUST_LIST2_NR_SLOTS; i++)
+		if (b->chain[i])
+			th_free(b->chain[i], chain_size);
+	th_free(b, sizeof(*b));
+}
+
+static void test_eight_heads_on_one_huge_chain(void **state)
+{
+	run_budget(true);
+}
+
+static void test_eight_huge_lists(void **state)
+{
+	run_budget(false);
+}
+
+static int setup(void **state)
+{
+	return th_have_device() ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_eight_heads_on_one_huge_chain),
+		cmocka_unit_test(test_eight_huge_lists),
+	};
+
+	return cmocka_run_group_tests_name("exit_budget", tests, setup, NULL);
+}
