@@ -10,8 +10,8 @@
  *                   TIDs and flags, the pending op
  *   load, unload    through libkmod, as modprobe and modprobe -r would
  *
- * Who may look: slots are read with the module's GET, the call behind
- * get_robust_list2(), so the kernel's PTRACE_MODE_READ_REALCREDS rule
+ * Who may look: slots are read with robust_list2_slot(), the module's GET
+ * behind get_robust_list2() too, so the kernel's PTRACE_MODE_READ_REALCREDS rule
  * decides, as it does for get_robust_list().  The lists themselves live in
  * the target's memory and are read with process_vm_readv(), which needs
  * PTRACE_MODE_ATTACH_REALCREDS, a stricter rule: when only that fails the
@@ -42,7 +42,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <linux/futex.h>
 #include <libkmod.h>
@@ -593,29 +592,9 @@ struct show {
 /* ---- show: slots through the module ------------------------------------ */
 
 /*
- * The GET ioctl is what get_robust_list2(tid, &head, slot, 0) calls, with
- * the same permission check; called directly because it also answers the
- * list's type, and one call gives head and type from the same moment.
+ * robust_list2_slot() is get_robust_list2() with the same permission check
+ * that also answers the list's type: head and type from the same moment.
  */
-static int slot_get(pid_t tid, unsigned int slot, uint64_t *head, unsigned int *type)
-{
-	uint64_t stored = 0;
-	struct robust_list2_get a = {
-		.head_ptr = (uintptr_t)&stored,
-		.pid = tid,
-		.index = slot,
-	};
-	int fd = robust_list2_fd();
-
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, ROBUST_LIST2_IOC_GET, &a))
-		return -errno;
-	*head = a.head;
-	*type = a.type;
-	return 0;
-}
-
 static int get_error(int err, pid_t id)
 {
 	switch (err) {
@@ -711,15 +690,15 @@ static int read_slots(struct show *s, struct thread_info *t)
 	for (unsigned int i = 0; i < s->nr_slots; i++) {
 		unsigned int type;
 		uint64_t head;
-		int ret = slot_get(t->tid, i, &head, &type);
 
-		if (ret == -ESRCH && t->tid != s->id) {
-			t->gone = true;
-			t->nr = 0;
-			return 0;
+		if (robust_list2_slot(t->tid, i, &head, &type)) {
+			if (errno == ESRCH && t->tid != s->id) {
+				t->gone = true;
+				t->nr = 0;
+				return 0;
+			}
+			return get_error(errno, t->tid);
 		}
-		if (ret)
-			return get_error(-ret, t->tid);
 		if (type == ROBUST_LIST2_TYPE_EMPTY)
 			continue;
 		t->lists[t->nr++] = (struct list_info){
@@ -1192,9 +1171,8 @@ static int cmd_show(int argc, char **argv)
 	s.walk_limit = info.walk_limit;
 
 	/* The kernel decides first whether this id exists and may be read. */
-	ret = slot_get(s.id, 0, &head, &type);
-	if (ret)
-		return get_error(-ret, s.id);
+	if (robust_list2_slot(s.id, 0, &head, &type))
+		return get_error(errno, s.id);
 
 	ret = collect(&s);
 	if (!ret) {
