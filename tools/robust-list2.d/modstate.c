@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <libkmod.h>
 
@@ -15,6 +16,7 @@
 #include "modstate.h"
 
 #define SYSFS_MODULE	"/sys/module/" MODNAME
+#define NOT_LOADED	"%s: module %s is not loaded (try: %s load)"
 
 static struct kmod_ctx *kctx;
 
@@ -95,9 +97,13 @@ int need_module(struct mod_state *ms, const char *what)
 	if (ret)
 		return fail(EXIT_ERR, -ret, "%s: libkmod", what);
 	if (!ms->loaded)
-		return fail(EXIT_NOT_LOADED, 0,
-			    "%s: module %s is not loaded (try: %s load)", what, MODNAME, prog);
+		return fail(EXIT_NOT_LOADED, 0, NOT_LOADED, what, MODNAME, prog);
 	return EXIT_OK;
+}
+
+void note_not_loaded(const char *what)
+{
+	fprintf(stderr, "%s: " NOT_LOADED "\n", prog, what, MODNAME, prog);
 }
 
 int get_info(struct robust_list2_info *info, const char *what)

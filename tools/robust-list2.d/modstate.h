@@ -25,6 +25,12 @@ int mod_state(struct mod_state *ms);
 /* mod_state(), failing with EXIT_NOT_LOADED unless the module is there. */
 int need_module(struct mod_state *ms, const char *what);
 
+/*
+ * need_module()'s message and hint (try: robust-list2 load) on stderr only,
+ * for status, whose stdout answers "not loaded" itself.
+ */
+void note_not_loaded(const char *what);
+
 /* INFO through the library; a missing or unusable device node is explained. */
 int get_info(struct robust_list2_info *info, const char *what);
 

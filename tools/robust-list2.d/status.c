@@ -3,7 +3,8 @@
  * robust-list2 status: whether the module is loaded (libkmod: init state,
  * refcount, version), what it offers (ROBUST_LIST2_IOC_INFO) and its
  * counters (ROBUST_LIST2_IOC_STATS).  Not loaded is an answer, printed as
- * one (text or JSON) on stdout, with exit status 3.
+ * one (text or JSON) on stdout, with exit status 3; the hint to load it
+ * goes to stderr, in the words of the other commands.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -127,5 +128,9 @@ int cmd_status(int argc, char **argv)
 		status_json(&ms, &info, &st);
 	else
 		status_text(&ms, &info, &st);
-	return ms.loaded ? EXIT_OK : EXIT_NOT_LOADED;
+	if (!ms.loaded) {
+		note_not_loaded("status");
+		return EXIT_NOT_LOADED;
+	}
+	return EXIT_OK;
 }
