@@ -156,6 +156,32 @@ long get_robust_list2(int pid, void **head_ptr, unsigned int index,
 	return rl2__ret(ret < 0 ? ret : 0);
 }
 
+/*
+ * The same GET as get_robust_list2(), for callers that also need the kind:
+ * the module answers head and type in the struct, from one look at the
+ * slot.  It still stores the head at head_ptr, as a pointer of our width,
+ * so that must be real memory; the caller sees only the struct's copy.
+ */
+int robust_list2_slot(int pid, unsigned int index, uint64_t *head,
+		      unsigned int *type)
+{
+	void *stored;
+	struct robust_list2_get a = {
+		.head_ptr = (uintptr_t)&stored,
+		.pid = pid,
+		.index = index,
+	};
+	long ret = rl2__call(ROBUST_LIST2_IOC_GET, &a);
+
+	if (ret < 0)
+		return (int)rl2__ret(ret);
+	if (head)
+		*head = a.head;
+	if (type)
+		*type = a.type;
+	return 0;
+}
+
 long robust_list2_create(struct robust_list_head *head, unsigned int cmd)
 {
 	struct robust_list2_set a = {

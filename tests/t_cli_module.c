@@ -118,7 +118,12 @@ static void test_unload_then_load_with_param(void **state)
 
 	v = run_json(&r, 3, 0, "status --json");
 	assert_false(jbool(v, "loaded"));
+	expect_in(r.err, "status: module robust_list2 is not loaded (try: robust-list2 load)");
 	j_free(v);
+	run_free(&r);
+	assert_int_equal(3, run_cli(&r, 0, "status"));
+	expect_in(r.out, "robust_list2: not loaded");
+	expect_in(r.err, "(try: robust-list2 load)");
 	run_free(&r);
 	assert_int_equal(3, run_cli(&r, 0, "show 1"));
 	run_free(&r);

@@ -102,6 +102,87 @@ static void test_get_kernel_error_is_minus_one_errno(void **state)
 	assert_int_equal(1, fake.nr_open);
 }
 
+/*
+ * The struct robust_list2_slot() sends is get_robust_list2()'s with flags
+ * 0 and head_ptr at a buffer of its own; what it answers is the struct's
+ * head and type, not what the module stored at head_ptr.
+ */
+static void test_slot_fills_struct_and_returns_head_and_type(void **state)
+{
+	const struct {
+		uint64_t head;
+		unsigned int type;
+	} answers[] = {
+		/* above 4 GiB: would not survive a trip through a 32-bit pointer */
+		{ 0x00007ffd12345678ULL, ROBUST_LIST2_TYPE_64 },
+		{ 0xfffff000ULL, ROBUST_LIST2_TYPE_32 },
+		{ 0, ROBUST_LIST2_TYPE_EMPTY },
+	};
+	struct robust_list_head registered;
+
+	for (size_t i = 0; i < sizeof(answers) / sizeof(answers[0]); i++) {
+		uint64_t head = HEAD64_SENTINEL;
+		unsigned int type = TYPE_SENTINEL;
+
+		fake.get_head = &registered;	/* what lands at head_ptr */
+		fake.get_head64 = answers[i].head;
+		fake.get_type = answers[i].type;
+		fake_ioctl_returns(1);		/* any non-negative value is success */
+		dirty_stack();
+		assert_int_equal(0, robust_list2_slot(1234, 6, &head, &type));
+		assert_int_equal(ROBUST_LIST2_IOC_GET, fake.ioctl_req);
+		assert_int_equal(1234, fake.arg.get.pid);
+		assert_int_equal(6, fake.arg.get.index);
+		assert_int_equal(0, fake.arg.get.flags);
+		/* the out fields start zeroed, not as stack garbage */
+		assert_int_equal(0, fake.arg.get.head);
+		assert_int_equal(0, fake.arg.get.type);
+		/* head_ptr: the library's own buffer, not one of the caller's */
+		assert_true(fake.arg.get.head_ptr != 0);
+		assert_true(fake.arg.get.head_ptr != (uintptr_t)&head);
+		assert_true(fake.arg.get.head_ptr != (uintptr_t)&type);
+		assert_int_equal(answers[i].head, head);
+		assert_int_equal(answers[i].type, type);
+	}
+	assert_int_equal(3, fake.nr_ioctl);
+	assert_int_equal(1, fake.nr_open);
+}
+
+/* Either output may be NULL; the other is still filled, from one request. */
+static void test_slot_outputs_may_be_null(void **state)
+{
+	uint64_t head = HEAD64_SENTINEL;
+	unsigned int type = TYPE_SENTINEL;
+
+	fake.get_head64 = 0x1000;
+	fake.get_type = ROBUST_LIST2_TYPE_32;
+	assert_int_equal(0, robust_list2_slot(0, 0, &head, NULL));
+	assert_int_equal(0x1000, head);
+	assert_int_equal(0, robust_list2_slot(0, 1, NULL, &type));
+	assert_int_equal(ROBUST_LIST2_TYPE_32, type);
+	assert_int_equal(0, robust_list2_slot(0, 2, NULL, NULL));
+	assert_int_equal(2, fake.arg.get.index);
+	assert_int_equal(3, fake.nr_ioctl);
+}
+
+static void test_slot_kernel_error_is_minus_one_errno(void **state)
+{
+	int err = *(int *)*state;
+	uint64_t head = HEAD64_SENTINEL;
+	unsigned int type = TYPE_SENTINEL;
+
+	fake.get_head64 = 0x1000;
+	fake.get_type = ROBUST_LIST2_TYPE_64;
+	fake_ioctl_returns(-err);
+	errno = 0;
+	expect_errno(err, robust_list2_slot(99, 0, &head, &type));
+	assert_int_equal(ROBUST_LIST2_IOC_GET, fake.ioctl_req);
+	assert_int_equal(HEAD64_SENTINEL, head);
+	assert_int_equal(TYPE_SENTINEL, type);
+	assert_int_equal(1, fake.nr_ioctl);
+	assert_int_equal(1, fake.nr_open);
+}
+
 static void test_list_limit_value_passes_through(void **state)
 {
 	fake_ioctl_returns(ROBUST_LIST2_NR_SLOTS);
@@ -470,6 +551,15 @@ int main(void)
 		TE(test_get_kernel_error_is_minus_one_errno, EINTR),
 		TE(test_get_kernel_error_is_minus_one_errno, EOVERFLOW),
 		TE(test_get_kernel_error_is_minus_one_errno, EFAULT),
+		T(test_slot_fills_struct_and_returns_head_and_type),
+		T(test_slot_outputs_may_be_null),
+		TE(test_slot_kernel_error_is_minus_one_errno, EINVAL),
+		TE(test_slot_kernel_error_is_minus_one_errno, EPERM),
+		TE(test_slot_kernel_error_is_minus_one_errno, ESRCH),
+		TE(test_slot_kernel_error_is_minus_one_errno, EINTR),
+		TE(test_slot_kernel_error_is_minus_one_errno, EOVERFLOW),
+		TE(test_slot_kernel_error_is_minus_one_errno, EFAULT),
+		TE(test_slot_kernel_error_is_minus_one_errno, ENOTTY),
 		T(test_list_limit_value_passes_through),
 		T(test_info_fills_caller_struct),
 		T(test_version_is_package_version),

@@ -50,20 +50,25 @@ static void test_absent_device_every_call_is_enosys(void **state)
 	struct robust_list2_stats st;
 	struct robust_list_head list;
 	void *head = SENTINEL;
+	uint64_t head64 = HEAD64_SENTINEL;
+	unsigned int type = TYPE_SENTINEL;
 	uint32_t word = 42;
 
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		fake_open_fails(ENOENT);
 	expect_errno(ENOSYS, set64());
 	expect_errno(ENOSYS, get_robust_list2(0, &head, 0, 0));
+	expect_errno(ENOSYS, robust_list2_slot(0, 0, &head64, &type));
 	expect_errno(ENOSYS, robust_list2_info(&info));
 	expect_errno(ENOSYS, robust_list2_stats(&st));
 	expect_errno(ENOSYS, robust_list2_fd());
 	expect_errno(ENOSYS, robust_list2_create(&list, FUTEX_ROBUST_LIST_CMD_SET_64));
 	expect_errno(ENOSYS, robust_list2_unlock(&word, 42, NULL, 0));
 	assert_ptr_equal(SENTINEL, head);
+	assert_int_equal(HEAD64_SENTINEL, head64);
+	assert_int_equal(TYPE_SENTINEL, type);
 	assert_int_equal(42, word);
-	assert_int_equal(7, fake.nr_open);
+	assert_int_equal(8, fake.nr_open);
 	assert_int_equal(0, fake.nr_ioctl);
 	assert_int_equal(0, fake.nr_window);
 }

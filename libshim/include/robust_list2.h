@@ -62,6 +62,15 @@ long get_robust_list2(int pid, void **head_ptr, unsigned int index,
 		      unsigned int flags);
 
 /*
+ * Slot @index of thread @pid (0: this thread): its head, zero-extended to
+ * 64 bits (0 when empty), in *@head and its kind, ROBUST_LIST2_TYPE_EMPTY,
+ * _64 or _32, in *@type.  Either pointer may be NULL.  Errors as
+ * get_robust_list2().
+ */
+int robust_list2_slot(int pid, unsigned int index, uint64_t *head,
+		      unsigned int *type);
+
+/*
  * Register @head in this thread's lowest empty slot; returns the slot
  * index (ENOSPC when all are in use).  Empty it with
  * set_robust_list2(NULL, index, cmd, 0).  @cmd: FUTEX_ROBUST_LIST_CMD_SET_64

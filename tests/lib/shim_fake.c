@@ -105,6 +105,8 @@ static void fake_device_ioctl(unsigned long req, void *arg)
 		break;
 	case ROBUST_LIST2_IOC_GET:
 		*(void **)(uintptr_t)fake.arg.get.head_ptr = fake.get_head;
+		((struct robust_list2_get *)arg)->head = fake.get_head64;
+		((struct robust_list2_get *)arg)->type = fake.get_type;
 		break;
 	}
 }

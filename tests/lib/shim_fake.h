@@ -34,6 +34,8 @@
 #define FAKE_INO	4242
 #define FAKE_QUEUE	8
 #define SENTINEL	((void *)(uintptr_t)0xdeadbeefdeadbeefULL)
+#define HEAD64_SENTINEL	0xdeadbeefdeadbeefULL
+#define TYPE_SENTINEL	0xccccccccU
 
 enum fake_file { FAKE_CLOSED, FAKE_DEVICE, FAKE_OTHER };
 
@@ -47,6 +49,8 @@ struct shim_fake {
 	unsigned int ioctl_queued, ioctl_used;
 	void (*open_hook)(void);	/* runs once inside the next open() */
 	void *get_head;			/* what a successful GET stores */
+	uint64_t get_head64;		/* ... and answers in its head field */
+	unsigned int get_type;		/* ... and in its type field */
 	/* What the library did. */
 	unsigned int nr_open, nr_ioctl, nr_close;
 	char open_path[64];
