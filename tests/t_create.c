@@ -49,16 +49,21 @@ static void test_create_takes_lowest_empty_slot(void **state)
 
 static void test_create_after_set(void **state)
 {
+	/* a 32-bit list lives below 4 GiB */
+	struct robust_list_head32 *low = th_shared_alloc(4096, true);
+
+	assert_non_null(low);
 	assert_int_equal(0, set_robust_list2(&heads[0][0], 0, TH_NATIVE, 0));
 	assert_int_equal(0, set_robust_list2(&heads[0][1], 1, TH_NATIVE, 0));
 	assert_int_equal(0, set_robust_list2(&heads[0][3], 3, TH_NATIVE, 0));
 	assert_int_equal(2, robust_list2_create(&heads[0][2], TH_NATIVE));
-	assert_int_equal(4, robust_list2_create(&heads[0][4], FUTEX_ROBUST_LIST_CMD_SET_32));
+	assert_int_equal(4, robust_list2_create((void *)low, FUTEX_ROBUST_LIST_CMD_SET_32));
 	/* the slots set explicitly are untouched */
 	assert_ptr_equal(&heads[0][0], get_slot(0));
 	assert_ptr_equal(&heads[0][3], get_slot(3));
-	assert_ptr_equal(&heads[0][4], get_slot(4));
+	assert_ptr_equal(low, get_slot(4));
 	clear_all();
+	th_free(low, 4096);
 }
 
 static void test_create_enospc_when_full(void **state)
