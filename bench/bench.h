@@ -79,8 +79,6 @@ long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts);
 /* Wait until *word != val (private futex, bounded by @ms); -1 on timeout. */
 int wait_change(uint32_t *word, uint32_t val, unsigned int ms);
 void store_wake(uint32_t *word, uint32_t val);
-/* Is thread @tid of this process asleep in futex() on @uaddr? */
-bool sleeping_in_futex(pid_t tid, const void *uaddr);
 /* Pin the calling thread to @cpu, or let it run anywhere (-1). */
 void pin_to_cpu(int cpu);
 void thread_attr(pthread_attr_t *attr, size_t stack, int cpu);

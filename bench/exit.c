@@ -15,6 +15,7 @@
 #include <linux/futex.h>
 
 #include "bench.h"
+#include "helpers.h"
 
 #define MAX_WAITERS	4
 #define LEGACY_LIMIT	2048		/* the kernel's ROBUST_LIST_LIMIT */
@@ -157,7 +158,7 @@ static struct exit_result exit_once(int mode, unsigned int n, struct lock64 *loc
 	deadline = now_ns() + 10 * NSEC_PER_SEC;
 	for (i = 0; i < j.nwait; i++) {
 		while (!__atomic_load_n(&w[i].started, __ATOMIC_ACQUIRE) ||
-		       !sleeping_in_futex(w[i].tid, w[i].uaddr)) {
+		       th_sleeping_in_futex(getpid(), w[i].tid, w[i].uaddr) != 1) {
 			if (now_ns() > deadline)
 				die("waiter %u never slept", i);
 			sched_yield();

@@ -86,31 +86,6 @@ void store_wake(uint32_t *word, uint32_t val)
 	futex(word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 
-/*
- * /proc/self/task/<tid>/syscall names the system call a blocked thread
- * is in and its first argument: the only way to know a waiter has gone
- * to sleep on the word rather than being about to.
- */
-bool sleeping_in_futex(pid_t tid, const void *uaddr)
-{
-	char path[64], buf[256];
-	unsigned long nr, a0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	return sscanf(buf, "%lu 0x%lx", &nr, &a0) == 2 && nr == SYS_futex &&
-	       a0 == (unsigned long)(uintptr_t)uaddr;
-}
-
 void pin_to_cpu(int cpu)
 {
 	cpu_set_t set;

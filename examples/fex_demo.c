@@ -135,7 +135,10 @@ static void *wait_lock(void *arg)
 	return NULL;
 }
 
-/* Is thread @tid asleep in futex()?  /proc tells, no sleeps needed. */
+/*
+ * Is thread @tid asleep in futex()?  /proc tells, no sleeps needed.  (The
+ * suites' th_sleeping_in_futex(); repeated so this example is one file.)
+ */
 static bool in_futex(pid_t tid)
 {
 	char path[64], buf[64];

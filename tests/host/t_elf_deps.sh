@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# scripts/elf-deps and the initramfs builder find a program's shared libraries
+# tests/qemu/elf-deps and the initramfs builder find a program's shared libraries
 # without executing anything: an i386 program's loader and libraries reach the
 # image even with an ldd that cannot run (as on a host without ia32 emulation),
 # the 64-bit answer equals ldd's where ldd works, a missing library is an error
@@ -15,7 +15,7 @@ expect() {	# expect WHAT CONDITION...
 	shift
 	if "$@"; then echo "ok - $what"; else echo "not ok - $what"; fails=$((fails + 1)); fi
 }
-deps() { "$top/scripts/elf-deps" "$@" | xargs -r -n1 readlink -f | sort -u; }
+deps() { "$top/tests/qemu/elf-deps" "$@" | xargs -r -n1 readlink -f | sort -u; }
 
 cat >"$tmp/hello.c" <<'C'
 #include <stdarg.h>
@@ -46,13 +46,13 @@ l64=$(ldd "$tmp/hello64" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\//
 	xargs -r -n1 readlink -f | sort -u)
 expect "x86-64: the same libraries as ldd" test "$d64" = "$l64"
 expect "static: nothing" test -z "$(deps "$tmp/static64")"
-expect "a script: nothing" test -z "$(deps "$top/scripts/elf-deps")"
+expect "a script: nothing" test -z "$(deps "$top/tests/qemu/elf-deps")"
 
 cp "$tmp/hello64" "$tmp/needs-missing"
 # Rename a DT_NEEDED entry in place (same length): libcmocka.so.0 -> libcmockX.so.0.
 sed -i 's/libcmocka\.so\.0/libcmockX.so.0/' "$tmp/needs-missing"
 rc=0
-err=$("$top/scripts/elf-deps" "$tmp/needs-missing" 2>&1 >/dev/null) || rc=$?
+err=$("$top/tests/qemu/elf-deps" "$tmp/needs-missing" 2>&1 >/dev/null) || rc=$?
 expect "a missing library fails" test "$rc" = 1
 expect "and is named: $err" grep -q 'libcmockX.so.0 (needed by' <<<"$err"
 

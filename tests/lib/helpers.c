@@ -243,27 +243,37 @@ void th_set_flag(uint32_t *flag, uint32_t v)
 	th_futex_wake(flag, INT_MAX, false);
 }
 
+int th_sleeping_in_futex(pid_t pid, pid_t tid, const void *uaddr)
+{
+	char path[64], buf[256];
+	unsigned long nr, a0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	return sscanf(buf, "%lu 0x%lx", &nr, &a0) == 2 && nr == SYS_futex &&
+	       a0 == (unsigned long)(uintptr_t)uaddr;
+}
+
 int th_wait_futex_sleeper(pid_t pid, pid_t tid, const void *uaddr)
 {
 	long deadline = th_now_ms() + TH_TIMEOUT_MS;
-	char path[64], buf[256];
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
 	while (th_now_ms() < deadline) {
-		unsigned long nr, a0;
-		ssize_t n;
-		int fd = open(path, O_RDONLY);
+		int asleep = th_sleeping_in_futex(pid, tid, uaddr);
 
-		if (fd < 0)
+		if (asleep < 0)
 			return -1;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = 0;
-			if (sscanf(buf, "%lu 0x%lx", &nr, &a0) == 2 &&
-			    nr == SYS_futex && a0 == (unsigned long)(uintptr_t)uaddr)
-				return 0;
-		}
+		if (asleep)
+			return 0;
 		th_sleep_ms(1);
 	}
 	fprintf(stderr, "# thread %d never slept on futex %p\n", tid, uaddr);

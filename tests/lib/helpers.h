@@ -122,6 +122,8 @@ void th_set_flag(uint32_t *flag, uint32_t v);
  * 0, or -1 after TH_TIMEOUT_MS.
  */
 int th_wait_futex_sleeper(pid_t pid, pid_t tid, const void *uaddr);
+/* One look: 1 if asleep in futex() on @uaddr, 0 if not, -1 if no such thread. */
+int th_sleeping_in_futex(pid_t pid, pid_t tid, const void *uaddr);
 
 /* Build lists.  Heads point to themselves when empty. */
 void th_list64_init(struct robust_list_head *head, long off);

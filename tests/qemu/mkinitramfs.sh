@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the initramfs of the test VM: busybox-static, /init, robust_list2.ko, and
 # host programs at their host paths together with every shared object they load
-# (scripts/elf-deps reads them from the ELF files, executing nothing: the host may
+# (elf-deps reads them from the ELF files, executing nothing: the host may
 # not be able to run an i386 or aarch64 program), plus an ld.so.cache so libraries
 # outside the loader's default directories (/usr/local/lib, ...) resolve as they
 # do on the host.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=scripts/lib.sh
-. "$here/../../scripts/lib.sh"
+# shellcheck source=tests/qemu/qemu.sh
+. "$here/qemu.sh"
 
 usage() {
 	cat <<-EOT
@@ -70,7 +70,7 @@ add_lib() {
 add_libs() {
 	local lib libs
 	(($#)) || return 0
-	libs=$("$RL2_ROOT/scripts/elf-deps" -- "$@") || die "cannot resolve the shared libraries of: $*"
+	libs=$("$here/elf-deps" -- "$@") || die "cannot resolve the shared libraries of: $*"
 	for lib in $libs; do
 		add_lib "$lib"
 		# glibc dlopen()s libgcc_s for pthread_exit() and pthread_cancel(); no

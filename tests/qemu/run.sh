@@ -1,44 +1,45 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Host side of the VM test suite on one kernel: fetch the kernel, build the module,
-# pack the t_* test binaries (already built) into an initramfs, boot it under QEMU and
-# judge the run only by the RESULT line the guest writes to its second serial port.
+# Host side of the VM test suite on one kernel: pack the t_* test binaries (already
+# built) and the module into an initramfs, boot the given kernel under QEMU and judge
+# the run only by the RESULT line the guest writes to its second serial port.  The
+# caller (scripts/check-vm) fetches the kernel and builds the module.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=scripts/lib.sh
-. "$here/../../scripts/lib.sh"
+# shellcheck source=tests/qemu/qemu.sh
+. "$here/qemu.sh"
 
 usage() {
 	cat <<-EOT
-	usage: $RL2_PROG --kernel ALIAS [--timeout SEC]
-	  Boot kernel ALIAS (scripts/kernels.conf) with robust_list2.ko and run every
-	  executable tests/t_* (not t_shim_unit*) plus the files listed in tests/vm-files.
-	  Prints "ALIAS: P passed, F failed[, S skipped]"; exit 0 iff nothing failed.
-	  Output in build/ALIAS/: console.log, result.txt, summary, initramfs.cpio.gz.
+	usage: $RL2_PROG --name NAME --image VMLINUZ --ko MODULE --out DIR [--timeout SEC]
+	  Boot VMLINUZ with MODULE loaded and run every executable tests/t_* (not
+	  t_shim_unit*) plus the files listed in tests/vm-files.
+	  Prints "NAME: P passed, F failed[, S skipped]"; exit 0 iff nothing failed.
+	  Output in DIR: console.log, result.txt, summary, initramfs.cpio.gz.
 	environment:
 	  TIMEOUT=900          whole-VM timeout in seconds (--timeout)
 	  TEST_TIMEOUT=120     per test binary, in the guest
 	  QEMU_ACCEL=tcg|kvm   default: tcg unless a cached KVM probe passed
 	  QEMU_MEM=1024M, QEMU_APPEND="extra kernel args"
 	  RL2_TESTDIR=DIR      test binaries (default: tests/)
-	  RL2_KO, RL2_SRC, V, W, WERROR   see scripts/build-module
 	EOT
 }
 
-alias='' timeout=${TIMEOUT:-900}
+alias='' vmlinuz='' ko='' out='' timeout=${TIMEOUT:-900}
 while (($#)); do
 	case $1 in
-	--kernel) alias=${2:?--kernel needs an alias}; shift ;;
+	--name) alias=${2:?--name needs a name}; shift ;;
+	--image) vmlinuz=${2:?--image needs a vmlinuz}; shift ;;
+	--ko) ko=${2:?--ko needs a module}; shift ;;
+	--out) out=${2:?--out needs a directory}; shift ;;
 	--timeout) timeout=${2:?--timeout needs seconds}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
 	shift
 done
-[[ -n $alias ]] || { usage >&2; exit 2; }
+[[ -n $alias && -n $vmlinuz && -n $ko && -n $out ]] || { usage >&2; exit 2; }
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds, not '$timeout'"
-rel=$(kernel_field "$alias" release)
-out=$RL2_BUILD/$alias
 mkdir -p "$out"
 rm -f "$out/summary" "$out/result.txt"
 
@@ -51,10 +52,10 @@ report() {
 }
 early_fail() { report 0 1 0 "$1"; exit 1; }
 
-vmlinuz=$("$RL2_ROOT/scripts/fetch-kernel" --print-vmlinuz "$alias") || early_fail "no kernel image"
-"$RL2_ROOT/scripts/build-module" "$alias" || early_fail "module build failed"
+[[ -f $vmlinuz ]] || early_fail "no kernel image $vmlinuz"
+[[ -f $ko ]] || early_fail "no module $ko"
 
-testdir=$(realpath -- "${RL2_TESTDIR:-$RL2_ROOT/tests}")
+testdir=$(realpath -- "${RL2_TESTDIR:-$here/..}")
 files=()
 for t in "$testdir"/t_*; do
 	[[ -f $t && -x $t ]] || continue
@@ -81,12 +82,12 @@ echo suite >"$cfg/mode"
 echo "$testdir" >"$cfg/testdir"
 echo "${TEST_TIMEOUT:-120}" >"$cfg/test_timeout"
 echo $((timeout > 60 ? timeout - 30 : 0)) >"$cfg/timeout"
-"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz" --ko "$out/robust_list2.ko" \
+"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz" --ko "$ko" \
 	--dir "$cfg:/etc/rl2" ${files[@]+"${files[@]}"} || early_fail "initramfs build failed"
 
 accel=$(qemu_accel "$vmlinuz")
 qemu_setup "$accel" "$vmlinuz" "$out/initramfs.cpio.gz" "$out/result.txt"
-msg "booting $rel ($accel, timeout ${timeout}s)"
+msg "booting $alias: ${vmlinuz##*/} ($accel, timeout ${timeout}s)"
 start=${EPOCHREALTIME/[.,]/}
 timeout --foreground -k 10 "$timeout" "${QEMU[@]}" </dev/null 2>&1 | sed -u 's/\r$//' | tee "$out/console.log" || true
 ms=$(((${EPOCHREALTIME/[.,]/} - start) / 1000))

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A dynamic -m32 hello world run through scripts/vm-run on one kernel: its i386
+# A dynamic -m32 hello world run through scripts/vm-run on one kernel (a VM boot,
+# run by scripts/check-vm for each kernel): its i386
 # loader and libc must reach the guest without the host executing it (the host may
 # have no ia32 emulation), and the guest must run it.  Prints
 #   ALIAS vm-run -m32: P passed, F failed
