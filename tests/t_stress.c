@@ -172,7 +172,8 @@ static void test_64_threads_set_get_clear_exit_fork(void **state)
 #define MIG_ROUNDS	2000
 
 struct mig {
-	struct robust_list_head head[MIG_THREADS][2];
+	/* one head per slot: a head may be in one slot of a thread only */
+	struct robust_list_head head[MIG_THREADS][ROBUST_LIST2_NR_SLOTS];
 	struct th_lock64 lock[MIG_THREADS];
 	pid_t tid[MIG_THREADS];
 	volatile int bad;
@@ -184,8 +185,9 @@ static struct mig *mg;
 static int mig_owner(void *h)
 {
 	for (int i = 0; i < MIG_THREADS; i++)
-		if (h == &mg->head[i][0] || h == &mg->head[i][1])
-			return i;
+		for (int s = 0; s < ROBUST_LIST2_NR_SLOTS; s++)
+			if (h == &mg->head[i][s])
+				return i;
 	return -1;
 }
 
@@ -194,15 +196,15 @@ static void *mig_worker(void *p)
 	long i = (long)p, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct th_lock64 *l = &mg->lock[i];
 
-	th_list64_init(&mg->head[i][0], TH_OFF64);
-	th_list64_init(&mg->head[i][1], TH_OFF64);
+	for (int s = 0; s < ROBUST_LIST2_NR_SLOTS; s++)
+		th_list64_init(&mg->head[i][s], TH_OFF64);
 	l->futex = th_gettid();
 	th_list64_add(&mg->head[i][0], l, false);
 	__atomic_store_n(&mg->tid[i], th_gettid(), __ATOMIC_RELEASE);
 
 	for (int k = 0; k < MIG_ROUNDS && !mg->bad; k++) {
-		struct robust_list_head *h = &mg->head[i][k & 1];
 		unsigned int s = k % 8;
+		struct robust_list_head *h = &mg->head[i][s];
 		cpu_set_t cpus;
 		void *got = NULL;
 

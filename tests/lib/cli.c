@@ -387,7 +387,7 @@ void expect_word(const struct jv *e, const void *entry, const uint32_t *futex,
 	assert_true(jnull(e, "error"));
 }
 
-/* The tool: $RL2_CLI, else ../tools/robust-list2 from this binary's directory. */
+/* The tool: $RL2_CLI, else ../tools/robust-list2/robust-list2 from this binary's directory. */
 int cli_group_setup(void **state)
 {
 	char self[PATH_MAX - 64];
@@ -402,7 +402,7 @@ int cli_group_setup(void **state)
 			return -1;
 		self[n] = 0;
 		*strrchr(self, '/') = 0;
-		snprintf(cli, sizeof(cli), "%s/../tools/robust-list2", self);
+		snprintf(cli, sizeof(cli), "%s/../tools/robust-list2/robust-list2", self);
 	}
 	if (access(cli, X_OK)) {
 		fprintf(stderr, "# %s: %s (build tools/, list it in tests/vm-files)\n", cli,
