@@ -14,6 +14,7 @@
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
 #include <linux/uaccess.h>
+#include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -77,6 +78,12 @@ static long rl2_ioctl_info(void __user *uarg)
 	return 0;
 }
 
+/*
+ * Module-wide counters describe every user's threads, so only a caller
+ * with CAP_SYS_ADMIN (in the initial user namespace) may read them, as
+ * with /proc/slabinfo; what a caller may learn of its own threads it can
+ * ask for by name with get.
+ */
 static long rl2_ioctl_stats(void __user *uarg)
 {
 	struct robust_list2_stats st = {
@@ -91,6 +98,8 @@ static long rl2_ioctl_stats(void __user *uarg)
 		.fixups = atomic64_read(&rl2_stats.fixups),
 	};
 
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	if (copy_to_user(uarg, &st, sizeof(st)))
 		return -EFAULT;
 	return 0;

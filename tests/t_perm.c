@@ -414,6 +414,32 @@ static void set_yama(int scope)
 	assert_int_equal(scope, th_read_long(YAMA_SCOPE, -1));
 }
 
+/* The module-wide counters are the administrator's; INFO is anyone's. */
+static int stats_as_user_child(void *p)
+{
+	struct robust_list2_stats st;
+	struct robust_list2_info info;
+
+	if (setgroups(0, NULL) || setresgid(UID_NOBODY, UID_NOBODY, UID_NOBODY) ||
+	    setresuid(UID_NOBODY, UID_NOBODY, UID_NOBODY))
+		return 2;
+	if (robust_list2_info(&info))
+		return 3;
+	if (robust_list2_stats(&st) != -1 || errno != EPERM)
+		return 4;
+	return 0;
+}
+
+static void test_stats_need_cap_sys_admin(void **state)
+{
+	struct robust_list2_stats st;
+
+	if (geteuid())
+		skip();
+	assert_int_equal(0, robust_list2_stats(&st));
+	assert_int_equal(0, th_wait_child(th_spawn_child(stats_as_user_child, NULL)));
+}
+
 static void test_perm_yama(void **state)
 {
 	static const struct {
@@ -465,6 +491,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_perm_other_uid, th_kids_teardown),
 		cmocka_unit_test_teardown(test_perm_setuid_exec, setuid_teardown),
 		cmocka_unit_test_setup_teardown(test_perm_yama, yama_setup, yama_teardown),
+		cmocka_unit_test(test_stats_need_cap_sys_admin),
 	};
 
 	if (argc > 1 && !strcmp(argv[1], HELPER_MODE))

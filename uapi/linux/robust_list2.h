@@ -59,6 +59,8 @@
  *
  * ROBUST_LIST2_IOC_STATS  (out)  struct robust_list2_stats
  *	Module-wide counters since load (for status tools and tests).
+ *	EPERM:  the caller lacks CAP_SYS_ADMIN (the counters describe every
+ *		user's threads).
  *	EFAULT: bad pointer.
  *
  * ROBUST_LIST2_IOC_SET    (in)   struct robust_list2_set
