@@ -26,22 +26,6 @@
 #include "helpers.h"
 #include "victim.h"
 
-/*
- * Markers for tests/qemu/init.sh: the OOM killer's report contains a
- * stack dump ("Call Trace:"), which the harness otherwise counts as a
- * kernel error.  Between these two lines it tolerates that, and only that.
- */
-#define OOM_BEGIN	"robust_list2-harness: expected OOM begin"
-#define OOM_END		"robust_list2-harness: expected OOM end"
-
-static void kmsg_write(const char *line)
-{
-	if (th_write_file("/dev/kmsg", line))
-		fprintf(stderr, "# cannot write to /dev/kmsg: %s\n", line);
-}
-
-static bool oom_marked;		/* OOM_BEGIN written, OOM_END not yet */
-
 /* /dev/kmsg positioned at its end: later reads see only new records. */
 static int kmsg_open_end(void)
 {
@@ -122,13 +106,11 @@ static void test_oom_kill(void **state)
 
 	kfd = kmsg_open_end();
 	assert_true(kfd >= 0);
-	kmsg_write(OOM_BEGIN);
-	oom_marked = true;
+	cg_oom_window(true);
 
 	th_set_flag(&v->go, 1);
 	status = th_reap_kid(pid, 6 * TH_TIMEOUT_MS);
-	kmsg_write(OOM_END);
-	oom_marked = false;
+	cg_oom_window(false);
 
 	if (status != 128 + SIGKILL)
 		print_error("victim: status %d (63: never OOM-killed)\n", status);
@@ -150,11 +132,6 @@ static void test_oom_kill(void **state)
 /* Runs even when the test failed: no child left, the OOM window closed, then the group. */
 static int oom_teardown(void **state)
 {
-	th_kill_kids();
-	if (oom_marked) {
-		kmsg_write(OOM_END);
-		oom_marked = false;
-	}
 	return cg_teardown(state);
 }
 

@@ -98,6 +98,7 @@ bool cg_wait_event(const char *key, long want, int timeout_ms)
 int cg_teardown(void **state)
 {
 	th_kill_kids();
+	cg_oom_window(false);
 	if (cg.path[0]) {
 		/* a failed test may have left a frozen victim behind */
 		if (th_write_file(cg_file("cgroup.kill"), "1")) {
@@ -137,4 +138,19 @@ void cg_enter(pid_t pid)
 	assert_true(th_read_file(buf, buf, sizeof(buf)) > 0);
 	snprintf(want, sizeof(want), "0::%s\n", cg.path + strlen(CG_ROOT));
 	assert_non_null(strstr(buf, want));
+}
+
+/* Markers for tests/qemu/init.sh (its OOM_BEGIN and OOM_END). */
+#define OOM_BEGIN	"robust_list2-harness: expected OOM begin"
+#define OOM_END		"robust_list2-harness: expected OOM end"
+
+static bool oom_open;
+
+void cg_oom_window(bool open)
+{
+	if (open == oom_open)
+		return;
+	if (th_write_file("/dev/kmsg", open ? OOM_BEGIN : OOM_END))
+		fprintf(stderr, "# cannot write to /dev/kmsg\n");
+	oom_open = open;
 }

@@ -39,4 +39,11 @@ bool cg_wait_event(const char *key, long want, int timeout_ms);
 /* Move @pid into the group, and assert (cmocka) that it is there. */
 void cg_enter(pid_t pid);
 
+/*
+ * Open or close the window in which tests/qemu/init.sh tolerates the OOM
+ * killer's stack dump ("Call Trace:") in the kernel log, and only that.
+ * Closing an unopened window does nothing; cg_teardown() closes it.
+ */
+void cg_oom_window(bool open);
+
 #endif /* TH_CGROUP_H */
