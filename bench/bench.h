@@ -81,6 +81,8 @@ int wait_change(uint32_t *word, uint32_t val, unsigned int ms);
 void store_wake(uint32_t *word, uint32_t val);
 /* Pin the calling thread to @cpu, or let it run anywhere (-1). */
 void pin_to_cpu(int cpu);
+/* Time @k threads, one after another, created, running @fn and joined. */
+uint64_t thread_lives(void *(*fn)(void *), long k);
 void thread_attr(pthread_attr_t *attr, size_t stack, int cpu);
 
 /* ------------------------------------------------------------- figures */

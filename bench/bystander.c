@@ -41,21 +41,7 @@ static void *nop_main(void *arg)
 
 static uint64_t b_thread_exit(void *ctx, long k)
 {
-	pthread_attr_t attr;
-	uint64_t t;
-
-	thread_attr(&attr, 128 << 10, 0);
-	t = now_ns();
-	for (long i = 0; i < k; i++) {
-		pthread_t th;
-
-		if (pthread_create(&th, &attr, nop_main, NULL))
-			die("pthread_create: %s", strerror(errno));
-		pthread_join(th, NULL);
-	}
-	t = now_ns() - t;
-	pthread_attr_destroy(&attr);
-	return t;
+	return thread_lives(nop_main, k);
 }
 
 /*

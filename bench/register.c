@@ -91,26 +91,6 @@ static void *life_legacy(void *arg)
 	return NULL;
 }
 
-/* Creator and thread on one CPU: no migration or cross-CPU wake-up noise. */
-static uint64_t thread_lives(void *(*fn)(void *), long k)
-{
-	pthread_attr_t attr;
-	uint64_t t;
-
-	thread_attr(&attr, 128 << 10, 0);
-	t = now_ns();
-	for (long i = 0; i < k; i++) {
-		pthread_t th;
-
-		if (pthread_create(&th, &attr, fn, NULL))
-			die("pthread_create: %s", strerror(errno));
-		pthread_join(th, NULL);
-	}
-	t = now_ns() - t;
-	pthread_attr_destroy(&attr);
-	return t;
-}
-
 static uint64_t b_life_rl2(void *ctx, long k)
 {
 	return thread_lives(life_rl2, k);
