@@ -4,10 +4,13 @@
  * fix-up runs.  Two kinds of access, as the kernel's own robust list code
  * has them:
  *
- *  - list pointers and offsets are read with a plain get_user(): a fault
- *    is handled as any user fault, and one that must wait for I/O gives up
- *    when the thread has a fatal signal pending, so a list on a file whose
- *    server never answers (FUSE) cannot hold a dying thread in D state;
+ *  - list pointers and offsets are read with a plain get_user(), as the
+ *    kernel's own walk reads them: a fault is handled as any user fault.
+ *    That is no cure for I/O that never completes: a dying thread's
+ *    killable waits are not interrupted (get_signal() took SIGKILL off its
+ *    own pending set), so a list on a FUSE file whose server never answers
+ *    holds it in D state, exactly as it holds the kernel's legacy walk
+ *    (tests/manual/fuse_walk.c);
  *
  *  - the futex word, and the pending field a fix-up clears, are accessed
  *    with page faults disabled and, on failure, faulted in with
