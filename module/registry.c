@@ -88,7 +88,7 @@ int rl2_registry_init(void)
 	 * The hash table's bucket array is allocated by rhashtable itself,
 	 * without __GFP_ACCOUNT, and no module can ask it to charge a memcg.
 	 * Its size is bounded instead: it grows past 75 % load and shrinks
-	 * below 30 %, so it holds fewer than three pointers (24 bytes) per
+	 * below 30 %, so it holds at most ~3.4 pointers (27 bytes) per
 	 * record, and every record belongs to a live thread, whose own kernel
 	 * stack (16 KiB, charged) is some 700 times that.
 	 */
