@@ -90,7 +90,7 @@ int rl2_registry_init(void)
 	 * Its size is bounded instead: it grows past 75 % load and shrinks
 	 * below 30 %, so it holds at most ~3.4 pointers (27 bytes) per
 	 * record, and every record belongs to a live thread, whose own kernel
-	 * stack (16 KiB, charged) is some 700 times that.
+	 * stack (16 KiB, charged) is some 600 times that.
 	 */
 
 	ret = rhashtable_init(&rl2_tasks, &rl2_task_params);
