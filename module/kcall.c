@@ -40,12 +40,14 @@
 #include <linux/sched.h>
 
 #include "compat.h"
+#include "fault_inject.h"
 #include "kcall.h"
 
 struct rl2_redirect {
 	struct ftrace_ops ops;		/* on a module stub */
 	unsigned long target;		/* where the stub continues */
 	const char *what;		/* for messages */
+	bool registered;		/* under the exit hook's lock */
 };
 
 /*
@@ -55,11 +57,14 @@ struct rl2_redirect {
  * cloning them or changing how arguments are passed, which would move
  * calls away from the traced entry point.
  *
- * Their bodies run only if the redirect is missing, which the init/exit
- * ordering rules out.  If one ever runs, it says so loudly: a silent
- * futex_exit_release() stub would skip the kernel's futex cleanup (PI
- * state left pointing at a freed task), a silent do_futex() a wake.  The
- * answers left behind are the safe ones: no wake, no permission.
+ * Their bodies run only if the redirect is missing, which the ordering of
+ * rl2_exit_hook_get() and rl2_exit_hook_put() rules out (every redirect is
+ * registered before a file opens or a record exists, and removed only
+ * after the last of them has gone and made its last stub call).  If one
+ * ever runs, it says so loudly: a silent futex_exit_release() stub would
+ * skip the kernel's futex cleanup (PI state left pointing at a freed
+ * task), a silent do_futex() a wake.  The answers left behind are the
+ * safe ones: no wake, no permission.
  */
 #define RL2_STUB_MISSED(fn) \
 	WARN_ONCE(1, KBUILD_MODNAME ": %s ran without its redirect\n", fn)
@@ -176,43 +181,67 @@ static unsigned long rl2_fentry_of(const char *sym)
  */
 void rl2_ftrace_err(const char *what, int ret)
 {
+	/* also on open(), so rate-limited */
 	if (ret == -EBUSY)
-		pr_err("cannot hook %s: ftrace is disabled (sysctl kernel.ftrace_enabled=0) or another ftrace user modifies it (a livepatch?)\n",
-		       what);
+		pr_err_ratelimited("cannot hook %s: ftrace is disabled (sysctl kernel.ftrace_enabled=0) or another ftrace user modifies it (a livepatch?)\n",
+				   what);
 	else
-		pr_err("cannot hook %s through ftrace: %d\n", what, ret);
+		pr_err_ratelimited("cannot hook %s through ftrace: %d\n", what, ret);
 }
 
 static int rl2_redirect_register(struct rl2_redirect *r, void *stub)
 {
 	int ret;
 
-	r->ops.func = rl2_redirect_cb;
-	r->ops.flags = RL2_IPMODIFY_OPS_FLAGS;
+	/*
+	 * A fresh ops each time: ftrace_free_filter() frees the hashes of an
+	 * earlier registration but leaves the ops pointing at them.
+	 */
+	r->ops = (struct ftrace_ops){
+		.func = rl2_redirect_cb,
+		.flags = RL2_IPMODIFY_OPS_FLAGS,
+	};
 	ret = ftrace_set_filter_ip(&r->ops, (unsigned long)stub, 0, 0);
 	if (!ret)
 		ret = register_ftrace_function(&r->ops);
 	if (ret) {
 		ftrace_free_filter(&r->ops);
 		rl2_ftrace_err(r->what, ret);
+		return ret;
 	}
-	return ret;
+	r->registered = true;
+	return 0;
 }
 
-static void rl2_redirect_unregister(struct rl2_redirect *r)
+/*
+ * Checked: an ops that fails to unregister (ftrace_kill() makes every
+ * unregistration -ENODEV) is still live and stays marked registered, so
+ * its memory, and the module, stay (rl2_exit_hook_put()).
+ */
+static int rl2_redirect_unregister(struct rl2_redirect *r)
 {
-	unregister_ftrace_function(&r->ops);
+	int ret = rl2_fi_unregister_error();
+
+	if (!r->registered)
+		return 0;
+	if (!ret)
+		ret = unregister_ftrace_function(&r->ops);
+	if (ret)
+		return ret;
 	ftrace_free_filter(&r->ops);
+	r->registered = false;
+	return 0;
 }
 
 /**
- * rl2_kcall_init - resolve the kernel functions and redirect the stubs
+ * rl2_kcall_init - resolve the kernel functions the stubs continue in
  *
- * Returns 0 or a negative errno after printing one line that says why.
+ * Registers nothing (rl2_kcall_install() does).  Returns 0 or a negative
+ * errno after printing one line that says why.
  */
 int rl2_kcall_init(void)
 {
-	int nr = 0, i, ret;
+	int i;
 
 	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++) {
 		unsigned long ip = rl2_fentry_of(rl2_redirects[i].sym);
@@ -221,30 +250,60 @@ int rl2_kcall_init(void)
 			return -ENOENT;
 		rl2_redirects[i].r->target = ip + rl2_redirects[i].skip;
 	}
-
-	for (; nr < ARRAY_SIZE(rl2_redirects); nr++) {
-		ret = rl2_redirect_register(rl2_redirects[nr].r,
-					    rl2_redirects[nr].stub);
-		if (ret)
-			goto err;
-	}
 	return 0;
-err:
-	while (nr--)
-		rl2_redirect_unregister(rl2_redirects[nr].r);
-	return ret;
 }
 
 /**
- * rl2_kcall_exit - remove the stubs' redirects
+ * rl2_kcall_install - redirect every stub not yet redirected
  *
- * Only once no caller of a stub can be left: after the exit hooks are
- * gone and a tasks-RCU grace period has passed (rl2_exit_hook_exit()).
+ * Called with the exit hook's lock held.  On failure the redirects made
+ * stay registered for rl2_kcall_remove(); returns 0 or a negative errno
+ * after printing one line that says why.
  */
-void rl2_kcall_exit(void)
+int rl2_kcall_install(void)
+{
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++) {
+		if (rl2_redirects[i].r->registered ||
+		    rl2_fi_skip_redirect(rl2_redirects[i].sym))
+			continue;
+		ret = rl2_redirect_register(rl2_redirects[i].r,
+					    rl2_redirects[i].stub);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * rl2_kcall_remove - remove the stubs' redirects
+ *
+ * Only once no caller of a stub can be left (no thread has a slot, no file
+ * is open).  Stops at the first unregistration that fails and returns its
+ * error; what is still registered is still marked so.
+ */
+int rl2_kcall_remove(void)
+{
+	int i, ret;
+
+	for (i = ARRAY_SIZE(rl2_redirects) - 1; i >= 0; i--) {
+		ret = rl2_redirect_unregister(rl2_redirects[i].r);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * rl2_kcall_installed - is any stub's redirect registered?
+ */
+bool rl2_kcall_installed(void)
 {
 	int i;
 
-	for (i = ARRAY_SIZE(rl2_redirects) - 1; i >= 0; i--)
-		rl2_redirect_unregister(rl2_redirects[i].r);
+	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++)
+		if (rl2_redirects[i].r->registered)
+			return true;
+	return false;
 }

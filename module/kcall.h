@@ -13,7 +13,9 @@
 struct task_struct;
 
 int rl2_kcall_init(void);
-void rl2_kcall_exit(void);
+int rl2_kcall_install(void);
+int rl2_kcall_remove(void);
+bool rl2_kcall_installed(void);
 void rl2_ftrace_err(const char *what, int ret);
 
 long rl2_kcall_do_futex(u32 __user *uaddr, int op, u32 val, ktime_t *timeout,

@@ -262,16 +262,23 @@ static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return -ENOIOCTLCMD;
 }
 
+/* An open file is a user of the exit hooks: they are installed first. */
 static int rl2_open(struct inode *inode, struct file *file)
 {
+	int ret;
+
 	file->private_data = NULL;	/* misc_open() put the miscdevice here */
-	return nonseekable_open(inode, file);
+	ret = nonseekable_open(inode, file);
+	if (!ret)
+		ret = rl2_exit_hook_get();
+	return ret;
 }
 
 /* The try-unlock window, if one was set; records keep their own reference. */
 static int rl2_dev_release(struct inode *inode, struct file *file)
 {
 	rl2_window_put(file->private_data);
+	rl2_exit_hook_put();
 	return 0;
 }
 
@@ -299,7 +306,7 @@ static int __init rl2_init(void)
 		goto err_registry;
 	ret = rl2_kcall_init();
 	if (ret)
-		goto err_kcall;
+		goto err_hook;
 	ret = rl2_exit_hook_init();
 	if (ret)
 		goto err_hook;
@@ -313,10 +320,11 @@ static int __init rl2_init(void)
 	return 0;
 
 err_misc:
+	/* An ops that would not go holds our text: stay, without a device. */
+	if (rl2_exit_hook_pinned())
+		return 0;
 	rl2_exit_hook_exit();
 err_hook:
-	rl2_kcall_exit();
-err_kcall:
 	rl2_registry_exit();
 err_registry:
 	return ret;
@@ -326,7 +334,6 @@ static void __exit rl2_exit(void)
 {
 	misc_deregister(&rl2_misc);
 	rl2_exit_hook_exit();
-	rl2_kcall_exit();
 	rl2_registry_exit();
 }
 

@@ -36,6 +36,7 @@
 #include <linux/sched/task.h>
 
 #include "rl2_types.h"
+#include "exit_hook.h"
 #include "registry.h"
 #include "window.h"
 
@@ -187,9 +188,9 @@ static void rl2_task_free_rcu(struct rcu_head *rcu)
  * rl2_task_free - free a detached record after a grace period
  * @rec: record returned by rl2_task_detach()
  *
- * The caller still owns the module reference the record held and must
- * drop it with module_put() once it no longer runs module code that
- * depends on it.
+ * The caller still owns the exit-hook user the record held and must drop
+ * it with rl2_exit_hook_put() once it no longer needs the hooks or the
+ * stubs' redirects.
  */
 void rl2_task_free(struct rl2_task *rec)
 {
@@ -232,8 +233,8 @@ static struct rl2_task *rl2_task_create(void)
 		kmem_cache_free(rl2_task_cache, rec);
 		return ERR_PTR(ret == -EEXIST ? -EBUSY : -ENOMEM);
 	}
-	/* Our caller is inside an ioctl on our file, so this cannot fail. */
-	__module_get(THIS_MODULE);
+	/* Our caller is inside an ioctl on our file: already a user. */
+	rl2_exit_hook_hold();
 	rl2_task_cache_fill(rec);
 	return rec;
 }
@@ -254,7 +255,7 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 		return;
 	rl2_task_detach();
 	rl2_task_free(rec);
-	module_put(THIS_MODULE);	/* the ioctl's open file still pins us */
+	rl2_exit_hook_put();	/* the ioctl's open file is still a user */
 }
 
 /* Fill slot @index of current's record @rec with @word (not 0). */

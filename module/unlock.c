@@ -21,8 +21,10 @@
 #include <linux/uaccess.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 
 #include "rl2_types.h"
+#include "fault_inject.h"
 #include "unlock.h"
 #include "kcall.h"
 #include "uaccess.h"
@@ -31,10 +33,17 @@
 				 ROBUST_LIST2_UNLOCK_PRIVATE | \
 				 ROBUST_LIST2_UNLOCK_PI)
 
-/* Release the word at @u if it is owned by @tid: store 0. */
+/*
+ * Release the word at @u if it is owned by @tid: store 0.  A waiter that
+ * sets FUTEX_WAITERS between our read and our compare-exchange makes us
+ * try again, for as long as it takes, as the kernel's own futex code does:
+ * a bound would hand the caller a lock it can neither keep nor release.
+ * Only a fatal signal ends the loop; the thread then dies holding the
+ * lock, and its exit walk recovers it like any other.
+ */
 static long rl2_release_word(u32 __user *u, u32 tid, u32 *old)
 {
-	unsigned int races = 0;
+	bool lost;
 	u32 cur;
 	int ret;
 
@@ -43,15 +52,18 @@ static long rl2_release_word(u32 __user *u, u32 tid, u32 *old)
 	for (;;) {
 		if ((*old & FUTEX_TID_MASK) != tid)
 			return -EPERM;
-		ret = rl2_user_cmpxchg(u, *old, 0, &cur, NULL);
+		/* The test build can make this compare-exchange lose. */
+		lost = rl2_fi_unlock_race();
+		ret = lost ? rl2_user_read_u32((unsigned long)u, &cur, NULL) :
+			     rl2_user_cmpxchg(u, *old, 0, &cur, NULL);
 		if (ret)
-			return ret;
-		if (cur == *old)
+			return -EFAULT;
+		if (cur == *old && !lost)
 			return 0;
-		/* A waiter set FUTEX_WAITERS meanwhile: try again. */
-		if (++races > 1024)
-			return -EAGAIN;
 		*old = cur;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
 	}
 }
 

@@ -37,8 +37,11 @@ static void test_status_json_counts_live_registrations(void **state)
 	assert_int_equal(ROBUST_LIST2_ABI_VERSION, jnum(v, "abi_version"));
 	assert_int_equal(8, jnum(v, "slots"));
 	assert_int_equal(DEFAULT_LIMIT, jnum(v, "walk_limit"));
-	/* three threads hold slots, each pins the module */
-	assert_true(jnum(v, "refcount") >= 3);
+	/*
+	 * The target's open descriptor pins the module, and so do the ftrace
+	 * ops its users keep installed (module/exit_hook.c).
+	 */
+	assert_true(jnum(v, "refcount") >= 2);
 	features = jarr(v, "features");
 	for (size_t i = 0; i < features->n; i++) {
 		list32 |= !strcmp(features->kids[i]->str, "list32");

@@ -33,6 +33,24 @@ static long delete_module(void)
 	return syscall(SYS_delete_module, "robust_list2", O_NONBLOCK);
 }
 
+/*
+ * Once the last user has gone, the module keeps its ftrace ops (and a
+ * reference on itself) for about a second (module/exit_hook.c): rmmod is
+ * refused during it.  Wait for that, at most 5 s.
+ */
+static long delete_module_idle(void)
+{
+	long ret;
+
+	for (int i = 0; i < 50; i++) {
+		ret = delete_module();
+		if (ret == 0 || errno != EWOULDBLOCK)
+			break;
+		usleep(100 * 1000);
+	}
+	return ret;
+}
+
 static int load_module(void)
 {
 	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
@@ -121,10 +139,45 @@ static void test_unload_refused_while_a_slot_is_registered(void **state)
 	assert_int_equal(FUTEX_OWNER_DIED, h->lock.futex);
 
 	/* and released the module */
-	assert_int_equal(0, delete_module());
+	assert_int_equal(0, delete_module_idle());
 	assert_false(module_loaded());
 	assert_int_equal(0, load_module());
 	th_free(h, 4096);
+}
+
+static int module_refcnt(void)
+{
+	char buf[32];
+
+	if (th_read_file("/sys/module/robust_list2/refcnt", buf, sizeof(buf)) <= 0)
+		return -1;
+	return atoi(buf);
+}
+
+/*
+ * The module's ftrace ops exist only while it is in use: with no user its
+ * refcount is 0 (the ops hold one reference while installed), an open file
+ * installs them, and about a second after the last close they are gone.
+ */
+static void test_hooks_installed_only_while_in_use(void **state)
+{
+	int fd, n, i;
+
+	assert_int_equal(0, delete_module_idle());
+	assert_int_equal(0, load_module());
+	/* the load checked that the ops install, and removed them at once */
+	assert_int_equal(0, module_refcnt());
+
+	fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(2, module_refcnt());	/* the file and the ops */
+	close(fd);
+	assert_int_equal(1, module_refcnt());	/* the ops, for a while */
+	for (i = 0; i < 50 && (n = module_refcnt()) != 0; i++)
+		usleep(100 * 1000);
+	print_message("# ops removed %d ms after the last close\n", i * 100);
+	assert_int_equal(0, n);
+	assert_true(i >= 5);	/* not at once: a second of grace */
 }
 
 static void test_unload_refused_while_device_open(void **state)
@@ -155,7 +208,7 @@ static int child_expect_works(void *p)
 
 static void test_enosys_without_module_then_reload(void **state)
 {
-	assert_int_equal(0, delete_module());
+	assert_int_equal(0, delete_module_idle());
 	assert_int_equal(-1, access(ROBUST_LIST2_DEVICE, F_OK));
 	assert_int_equal(0, th_wait_child(th_spawn_child(child_expect_enosys, NULL)));
 	assert_int_equal(0, load_module());
@@ -187,7 +240,7 @@ static void test_refuses_to_load_with_one_clear_line(void **state)
 	int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 
 	assert_true(kmsg >= 0);
-	assert_int_equal(0, delete_module());
+	assert_int_equal(0, delete_module_idle());
 	lseek(kmsg, 0, SEEK_END);
 	assert_int_equal(0, th_write_file(sysctl, "0"));
 
@@ -238,7 +291,7 @@ static void test_unload_reload_while_threads_exit(void **state)
 	int cycles = getenv("RL2_UNLOAD_CYCLES") ? atoi(getenv("RL2_UNLOAD_CYCLES")) : 4;
 
 	for (int i = 0; i < cycles; i++) {
-		assert_int_equal(0, delete_module());
+		assert_int_equal(0, delete_module_idle());
 		assert_int_equal(0, load_module());
 	}
 	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
@@ -338,6 +391,7 @@ static void test_rmmod_loop_while_registered_threads_exit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hooks_installed_only_while_in_use),
 		cmocka_unit_test(test_unload_refused_while_device_open),
 		cmocka_unit_test(test_unload_refused_while_a_slot_is_registered),
 		cmocka_unit_test(test_enosys_without_module_then_reload),

@@ -43,7 +43,10 @@
  *	EFAULT: @uaddr or @pop not writable (if @pop faults, the word is
  *		already released and the waiters woken, as with mainline
  *		FUTEX_ROBUST_UNLOCK).
- *	EAGAIN: other threads kept changing the word (1024 tries).
+ *	Other threads changing the word meanwhile (setting FUTEX_WAITERS)
+ *	make it retry until it wins; only a fatal signal ends that (EINTR,
+ *	never seen: the thread dies holding the lock, which its exit walk
+ *	recovers).
  *	Errors of FUTEX_UNLOCK_PI for ROBUST_LIST2_UNLOCK_PI.
  *
  * ROBUST_LIST2_IOC_SET_WINDOW (in) struct robust_list2_window

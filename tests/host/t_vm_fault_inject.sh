@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The fault-injection tests (tests/fi/) on one kernel, two VM boots with the
+# fault-injection build of the module (scripts/vm-run --fault-inject), run by
+# scripts/check-vm for each kernel.  Prints
+#   ALIAS fault-inject: P passed, F failed
+#  - fi_hooks: its cmocka cases (TAP on the console), with the harness's own
+#    unload and kernel-log scan after them (vm-run exits 0 only if both pass);
+#  - fi_stub: an unredirected stub must WARN, which panic_on_warn=1 makes a
+#    panic: passes only if the console shows our WARN and then the panic.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/lib.sh
+. "$here/../../scripts/lib.sh"
+alias=${1:?usage: t_vm_fault_inject.sh ALIAS}
+tests=$RL2_ROOT/tests/fi
+for t in fi_hooks fi_stub; do
+	[[ -x $tests/$t ]] || die "$tests/$t is not built (make -C tests vm)"
+done
+passed=0 failed=0
+
+rc=0
+out=$("$RL2_ROOT/scripts/vm-run" --kernel "$alias" --fault-inject \
+	--timeout 300 -- "$tests/fi_hooks" 2>&1) || rc=$?
+grep -E '^(ok|not ok) [0-9]+|^# ' <<<"$out" || true
+ok=$(grep -cE '^ok [0-9]+ - ' <<<"$out" || true)
+bad=$(grep -cE '^not ok [0-9]+' <<<"$out" || true)
+if ((rc == 0 && bad == 0 && ok > 0)); then
+	passed=$((passed + ok))
+else
+	printf '%s\n' "$out" | tail -n 40 >&2
+	echo >&2 "not ok - fi_hooks: exit $rc, $ok passed, $bad failed"
+	failed=$((failed + (bad ? bad : 1)))
+fi
+
+rc=0
+# loglevel=5: a WARN's text is KERN_WARNING, below the console's default
+out=$(QEMU_APPEND="${QEMU_APPEND:-} loglevel=5" "$RL2_ROOT/scripts/vm-run" --kernel "$alias" \
+	--fault-inject --timeout 120 -- "$tests/fi_stub" 2>&1) || rc=$?
+warn='robust_list2: futex_exit_release ran without its redirect'
+if ((rc == 125)) && grep -qF "$warn" <<<"$out" &&
+	grep -A200 -F "$warn" <<<"$out" | grep -qF 'panic_on_warn set'; then
+	echo "ok - fi_stub: \"$warn\", then the panic_on_warn panic"
+	passed=$((passed + 1))
+else
+	printf '%s\n' "$out" | tail -n 40 >&2
+	echo >&2 "not ok - fi_stub: wanted \"$warn\" and a panic_on_warn panic (exit 125), got exit $rc"
+	failed=$((failed + 1))
+fi
+
+echo "$alias fault-inject: $passed passed, $failed failed"
+((failed == 0))
