@@ -83,4 +83,16 @@
 # define rl2_ftrace_arg0(fregs)	(ftrace_get_regs(fregs)->di)
 #endif
 
+/*
+ * get_user_pages_remote() lost its vmas argument in 6.5.  One page of @mm
+ * at @addr with @flags; returns 1 (and *@page referenced), 0 or -errno.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+# define rl2_get_user_page(mm, addr, flags, page) \
+	get_user_pages_remote(mm, addr, 1, flags, page, NULL, NULL)
+#else
+# define rl2_get_user_page(mm, addr, flags, page) \
+	get_user_pages_remote(mm, addr, 1, flags, page, NULL)
+#endif
+
 #endif /* _RL2_COMPAT_H */

@@ -18,11 +18,15 @@
  *    out, the pending entry of each list is still handled.  Entries met
  *    twice inside a cycle are harmless: the first visit cleared the owner
  *    TID, so the second leaves the word alone;
- *  - list pointers are read as the kernel reads them (a killable
- *    get_user()); only the futex word is faulted in by force (uaccess.c),
- *    so that a word on a page the thread never touched, dropped by
- *    MADV_DONTNEED or swapped out is recovered even under SIGKILL, with
- *    at most RL2_EXIT_FAULTS such fault-ins per exit;
+ *  - pages are faulted in even under SIGKILL (uaccess.c), so that a list or
+ *    a word on a page the thread never touched, dropped by MADV_DONTNEED
+ *    or swapped out is recovered, with at most RL2_EXIT_FAULTS fault-ins
+ *    per exit; what is only read (list pointers, words before their
+ *    compare-exchange) never waits for I/O in the fault: the walk sleeps
+ *    and looks again, for RL2_EXIT_IO_WAIT in all per exit, so a list on a
+ *    file whose I/O never completes (a FUSE server that does not answer)
+ *    ends that list's walk instead of holding the thread in D state for
+ *    good, as it holds the kernel's own walk;
  *  - one waiter is woken with a shared FUTEX_WAKE as the kernel does, or,
  *    if there is none, with FUTEX_WAKE_PRIVATE, which reaches waiters of
  *    the dying thread's own process that used the private op (a different
@@ -40,6 +44,7 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/mm.h>
+#include <linux/jiffies.h>
 #include <linux/uaccess.h>
 #include <linux/futex.h>
 #include <linux/moduleparam.h>
@@ -67,11 +72,19 @@ unsigned long rl2_walk_limit = 1UL << 20;
  */
 #define RL2_EXIT_FAULTS		4096
 
+/*
+ * Time one exit may wait for the I/O of list pages, all lists together: a
+ * page-in from swap or disk takes milliseconds, seconds under heavy
+ * memory pressure; I/O that has not completed in 10 s (a dead NFS or FUSE
+ * server) is not waited for, and that list's walk ends there.
+ */
+#define RL2_EXIT_IO_WAIT	(10 * HZ)
+
 struct rl2_walk {
 	u32 tid;
 	bool is32;
 	unsigned long budget;		/* entries left for this exit */
-	struct rl2_faults faults;	/* forced fault-ins left */
+	struct rl2_faults faults;	/* fault-ins and I/O wait left */
 	unsigned long entries;
 	unsigned long recovered;
 	unsigned long woken;
@@ -83,7 +96,8 @@ static int rl2_fetch_entry(struct rl2_walk *w, unsigned long uaddr,
 {
 	u64 v;
 
-	if (rl2_user_get(uaddr, w->is32 ? sizeof(u32) : sizeof(u64), &v))
+	if (rl2_user_get(uaddr, w->is32 ? sizeof(u32) : sizeof(u64), &v,
+			 &w->faults))
 		return -EFAULT;
 	*entry = (unsigned long)(v & ~1ULL);
 	*pi = v & 1;
@@ -193,7 +207,7 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 		u64 off32;
 
 		if (rl2_user_get(head + offsetof(struct rl2_head32, futex_offset),
-				 sizeof(u32), &off32))
+				 sizeof(u32), &off32, &w->faults))
 			goto fault;
 		offset = (s32)off32;
 		rc = rl2_fetch_entry(w, head + offsetof(struct rl2_head32, list_op_pending),
@@ -202,7 +216,7 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 		u64 off64;
 
 		if (rl2_user_get(head + offsetof(struct robust_list_head, futex_offset),
-				 sizeof(u64), &off64))
+				 sizeof(u64), &off64, &w->faults))
 			goto fault;
 		offset = (long)off64;
 		rc = rl2_fetch_entry(w, head + offsetof(struct robust_list_head, list_op_pending),
@@ -266,6 +280,7 @@ void rl2_walk_task(struct rl2_task *rec)
 		.tid = rec->tid,
 		.budget = READ_ONCE(rl2_walk_limit),
 		.faults.left = RL2_EXIT_FAULTS,
+		.faults.io_deadline = jiffies + RL2_EXIT_IO_WAIT,
 	};
 	unsigned int i;
 
