@@ -64,24 +64,31 @@
 # else
 #  error "no way to set the ip from an ftrace callback on this kernel"
 # endif
-#else
+#elif defined(RL2_HAVE_FTRACE_REGS)
 # define RL2_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
 # define rl2_ftrace_set_ip(fregs, ip) \
 	instruction_pointer_set(ftrace_get_regs(fregs), ip)
+#else
+# define RL2_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
+# define rl2_ftrace_set_ip(regs, ip)	instruction_pointer_set(regs, ip)
+#endif
+
+/*
+ * What an ftrace callback gets besides the ips: struct ftrace_regs since
+ * 5.11; before, the struct pt_regs that FTRACE_OPS_FL_SAVE_REGS saved.
+ * RL2_HAVE_FTRACE_REGS is probed in Kbuild.  Callbacks are declared with
+ * "struct rl2_ftrace_regs *".
+ */
+#ifdef RL2_HAVE_FTRACE_REGS
+# define rl2_ftrace_regs	ftrace_regs
+#else
+# define rl2_ftrace_regs	pt_regs
 #endif
 
 /* Every ftrace ops of ours moves the ip, and must not be turned off. */
 #define RL2_IPMODIFY_OPS_FLAGS	(FTRACE_OPS_FL_IPMODIFY | \
 				 FTRACE_OPS_FL_PERMANENT | RL2_FTRACE_OPS_FLAGS)
 
-/* The first argument of the traced function, from an ftrace callback. */
-#if defined(ftrace_regs_get_argument)
-# define rl2_ftrace_arg0(fregs)	ftrace_regs_get_argument(fregs, 0)
-#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
-# define rl2_ftrace_arg0(fregs)	((fregs)->regs.di)	/* 6.1: wraps pt_regs */
-#else
-# define rl2_ftrace_arg0(fregs)	(ftrace_get_regs(fregs)->di)
-#endif
 
 /*
  * get_user_pages_remote() lost its vmas argument in 6.5.  One page of @mm

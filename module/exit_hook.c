@@ -108,7 +108,7 @@ static noinline void rl2_exec_release(struct task_struct *tsk)
 
 static void notrace rl2_hook_cb(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *op,
-				struct ftrace_regs *fregs)
+				struct rl2_ftrace_regs *fregs)
 {
 	struct rl2_hook *h = container_of(op, struct rl2_hook, ops);
 

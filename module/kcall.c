@@ -101,7 +101,7 @@ static_assert(__same_type(&rl2_kcall_futex_exec_release, &futex_exec_release));
 
 static void notrace rl2_redirect_cb(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op,
-				    struct ftrace_regs *fregs)
+				    struct rl2_ftrace_regs *fregs)
 {
 	struct rl2_redirect *r = container_of(op, struct rl2_redirect, ops);
 	unsigned long target = READ_ONCE(r->target);
