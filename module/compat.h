@@ -89,7 +89,6 @@
 #define RL2_IPMODIFY_OPS_FLAGS	(FTRACE_OPS_FL_IPMODIFY | \
 				 FTRACE_OPS_FL_PERMANENT | RL2_FTRACE_OPS_FLAGS)
 
-
 /*
  * get_user_pages_remote() lost its vmas argument in 6.5.  One page of @mm
  * at @addr with @flags; returns 1 (and *@page referenced), 0 or -errno.
