@@ -11,6 +11,7 @@
 #include <linux/compiler.h>
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
+#include <linux/string.h>
 
 /* Keep in sync with BUILD_EXCLUSIVE_KERNEL_MIN in dkms.conf and the README. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
@@ -88,6 +89,24 @@
 /* Every ftrace ops of ours moves the ip, and must not be turned off. */
 #define RL2_IPMODIFY_OPS_FLAGS	(FTRACE_OPS_FL_IPMODIFY | \
 				 FTRACE_OPS_FL_PERMANENT | RL2_FTRACE_OPS_FLAGS)
+
+/*
+ * Empty an unregistered ops' filter, ready for its next registration.
+ * ftrace_free_filter() (exported in Debian's 6.1 and later; probed in
+ * Kbuild) frees the hashes but leaves the ops pointing at them, so the ops
+ * is wiped and initialised afresh next time.  Without it (5.10), the
+ * entries are removed as 5.10's livepatch does and the empty hash stays
+ * with the ops for its next registration (and, once, past unload).
+ */
+static inline void rl2_ftrace_clear_filter(struct ftrace_ops *ops)
+{
+#ifdef RL2_HAVE_FTRACE_FREE_FILTER
+	ftrace_free_filter(ops);
+	memset(ops, 0, sizeof(*ops));
+#else
+	ftrace_set_filter(ops, NULL, 0, 1);
+#endif
+}
 
 /*
  * get_user_pages_remote() lost its vmas argument in 6.5.  One page of @mm

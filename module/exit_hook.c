@@ -40,6 +40,7 @@
 #include <linux/workqueue.h>
 
 #include "rl2_types.h"
+#include "compat.h"
 #include "exit_hook.h"
 #include "fault_inject.h"
 #include "kcall.h"
@@ -134,16 +135,13 @@ static int rl2_hook_register(struct rl2_hook *h)
 {
 	int ret;
 
-	/* fresh, as in rl2_redirect_register() */
-	h->ops = (struct ftrace_ops){
-		.func = rl2_hook_cb,
-		.flags = RL2_IPMODIFY_OPS_FLAGS,
-	};
+	h->ops.func = rl2_hook_cb;
+	h->ops.flags |= RL2_IPMODIFY_OPS_FLAGS;
 	ret = ftrace_set_filter(&h->ops, h->sym, strlen(h->sym), 1);
 	if (!ret)
 		ret = register_ftrace_function(&h->ops);
 	if (ret) {
-		ftrace_free_filter(&h->ops);
+		rl2_ftrace_clear_filter(&h->ops);
 		rl2_ftrace_err(h->sym, ret);
 		return ret;
 	}
@@ -162,7 +160,7 @@ static int rl2_hook_unregister(struct rl2_hook *h)
 		ret = unregister_ftrace_function(&h->ops);
 	if (ret)
 		return ret;
-	ftrace_free_filter(&h->ops);
+	rl2_ftrace_clear_filter(&h->ops);
 	h->registered = false;
 	return 0;
 }

@@ -193,19 +193,13 @@ static int rl2_redirect_register(struct rl2_redirect *r, void *stub)
 {
 	int ret;
 
-	/*
-	 * A fresh ops each time: ftrace_free_filter() frees the hashes of an
-	 * earlier registration but leaves the ops pointing at them.
-	 */
-	r->ops = (struct ftrace_ops){
-		.func = rl2_redirect_cb,
-		.flags = RL2_IPMODIFY_OPS_FLAGS,
-	};
+	r->ops.func = rl2_redirect_cb;
+	r->ops.flags |= RL2_IPMODIFY_OPS_FLAGS;
 	ret = ftrace_set_filter_ip(&r->ops, (unsigned long)stub, 0, 0);
 	if (!ret)
 		ret = register_ftrace_function(&r->ops);
 	if (ret) {
-		ftrace_free_filter(&r->ops);
+		rl2_ftrace_clear_filter(&r->ops);
 		rl2_ftrace_err(r->what, ret);
 		return ret;
 	}
@@ -228,7 +222,7 @@ static int rl2_redirect_unregister(struct rl2_redirect *r)
 		ret = unregister_ftrace_function(&r->ops);
 	if (ret)
 		return ret;
-	ftrace_free_filter(&r->ops);
+	rl2_ftrace_clear_filter(&r->ops);
 	r->registered = false;
 	return 0;
 }
