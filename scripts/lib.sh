@@ -14,15 +14,72 @@ die() { msg "$*"; exit 1; }
 
 # kernel_field ALIAS COLUMN: one field of ALIAS's row in kernels.conf.
 # COLUMN is release, image, headers, target or flags (flags may be empty).
+# A series row (a * in release, image and headers) is resolved first:
+# kernel_resolve.
 kernel_field() {
-	local alias=$1 col
+	local alias=$1 col v
 	case $2 in
 	release) col=2 ;; image) col=3 ;; headers) col=4 ;; target) col=5 ;; flags) col=6 ;;
 	*) die "kernel_field: unknown column '$2'" ;;
 	esac
-	awk -v a="$alias" -v c="$col" '!/^[[:space:]]*(#|$)/ && $1 == a { print $c; f = 1; exit }
-		END { exit !f }' "$RL2_KERNELS" ||
+	v=$(kernel_raw_field "$alias" "$col") ||
 		die "unknown kernel '$alias' (known: $(all_kernels | paste -sd ' '); see $RL2_KERNELS)"
+	if [[ $v == *'*'* ]]; then
+		kernel_resolve "$alias" || exit 1
+		v=${v//\*/$RL2_SERIES_ABI}
+	fi
+	printf '%s\n' "$v"
+}
+
+kernel_raw_field() {
+	awk -v a="$1" -v c="$2" '!/^[[:space:]]*(#|$)/ && $1 == a { print $c; f = 1; exit }
+		END { exit !f }' "$RL2_KERNELS"
+}
+
+# kernel_resolve ALIAS: set RL2_SERIES_ABI to what the * of ALIAS's series row
+# stands for: the newest ABI whose image and headers packages the archive lists
+# (Debian drops superseded ABIs, so an exact pin breaks a fresh machine one
+# day), or, with no archive index (no apt-get update yet), the newest image
+# already cached.  Package names come from `apt-cache pkgnames`, or from the
+# command in RL2_APT_PKGNAMES (tests: a fake archive).  Resolved once per
+# process.
+declare -A RL2_SERIES_CACHE=()
+kernel_resolve() {
+	local alias=$1 rel image headers re abi names
+	if [[ -n ${RL2_SERIES_CACHE[$alias]:-} ]]; then
+		RL2_SERIES_ABI=${RL2_SERIES_CACHE[$alias]}
+		return 0
+	fi
+	rel=$(kernel_raw_field "$alias" 2) image=$(kernel_raw_field "$alias" 3)
+	headers=$(kernel_raw_field "$alias" 4)
+	if [[ $rel != *'*'* || $image != *'*'* || $headers != *'*'* ]]; then
+		msg "kernels.conf: $alias: a series needs a * in release, image and headers"
+		return 1
+	fi
+	# glob -> regex: the * is an ABI (digits and dots), everything else literal
+	re=$(sed -e 's/[.+^$()|[\]/\\&/g' -e 's/\*/([0-9][0-9.]*)/' <<<"$image")
+	names=$(${RL2_APT_PKGNAMES:-apt-cache pkgnames} "${image%%\**}" 2>/dev/null | sort -u) || true
+	for abi in $(sed -nE "s/^$re\$/\\1/p" <<<"$names" | sort -rV); do
+		if grep -qxF "${headers//\*/$abi}" <<<"$names" ||
+			${RL2_APT_PKGNAMES:-apt-cache pkgnames} "${headers//\*/$abi}" 2>/dev/null |
+			grep -qxF "${headers//\*/$abi}"; then
+			RL2_SERIES_ABI=$abi
+			break
+		fi
+		abi=
+	done
+	if [[ -z ${abi:-} ]]; then
+		# offline: the newest release of the series already cached
+		re=$(sed -e 's/[.+^$()|[\]/\\&/g' -e 's/\*/([0-9][0-9.]*)/' <<<"$rel")
+		abi=$(find "$RL2_CACHE/kernels" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null |
+			sed -nE "s/^$re\$/\\1/p" | sort -rV | head -n 1)
+		if [[ -z $abi ]]; then
+			msg "no $image with its $headers in the archive index (run apt-get update, or scripts/deps)"
+			return 1
+		fi
+		RL2_SERIES_ABI=$abi
+	fi
+	RL2_SERIES_CACHE[$alias]=$RL2_SERIES_ABI
 }
 
 all_kernels() { awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$RL2_KERNELS"; }

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The kernels.conf series resolver (scripts/lib.sh kernel_resolve) against a
+# fake archive: the newest ABI wins by version, not by string; variants
+# (-rt, -cloud, -dbg, -unsigned) never match; an image without its headers
+# is passed over; an exact pin passes through; offline, the newest cached
+# release of the series is used; nothing at all is a clear error.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export RL2_KERNELS=$tmp/kernels.conf RL2_CACHE=$tmp/cache RL2_APT_PKGNAMES="$tmp/pkgnames"
+mkdir -p "$RL2_CACHE/kernels"
+cat >"$RL2_KERNELS" <<'CONF'
+# alias release image headers target flags
+s61   6.1.0-*-amd64        linux-image-6.1.0-*-amd64        linux-headers-6.1.0-*-amd64        bookworm-security
+s612  6.12.*+deb12-amd64   linux-image-6.12.*+deb12-amd64   linux-headers-6.12.*+deb12-amd64   bookworm-backports
+pin   6.1.0-9-amd64        linux-image-6.1.0-9-amd64        linux-headers-6.1.0-9-amd64        bookworm
+bad   6.1.0-*-amd64        linux-image-6.1.0-9-amd64        linux-headers-6.1.0-9-amd64        bookworm
+CONF
+# a fake `apt-cache pkgnames PREFIX`: the names in $tmp/archive that start with PREFIX
+printf '#!/bin/sh\nwhile read -r n; do case $n in "$1"*) echo "$n" ;; esac; done <"%s"\n' \
+	"$tmp/archive" >"$tmp/pkgnames"
+chmod +x "$tmp/pkgnames"
+cat >"$tmp/archive" <<'ARCHIVE'
+linux-image-6.1.0-9-amd64
+linux-headers-6.1.0-9-amd64
+linux-image-6.1.0-10-amd64
+linux-headers-6.1.0-10-amd64
+linux-image-6.1.0-57-amd64
+linux-headers-6.1.0-57-amd64
+linux-image-6.1.0-58-amd64
+linux-image-6.1.0-59-rt-amd64
+linux-headers-6.1.0-59-rt-amd64
+linux-image-6.1.0-60-cloud-amd64
+linux-image-6.1.0-61-amd64-dbg
+linux-image-6.1.0-62-amd64-unsigned
+linux-image-6.12.95+deb12-amd64
+linux-headers-6.12.95+deb12-amd64
+linux-image-6.12.118+deb12-amd64
+linux-headers-6.12.118+deb12-amd64
+ARCHIVE
+fail=0
+field() { bash -c '. "$1/../../scripts/lib.sh"; kernel_field "$2" "$3"' _ "$here" "$1" "$2"; }
+# expect DESCRIPTION WANT ALIAS COLUMN
+expect() {
+	local got
+	got=$(field "$3" "$4" 2>"$tmp/err") || got="error: $(cat "$tmp/err")"
+	if [[ $got == "$2" ]]; then
+		echo "ok - $1: $got"
+	else
+		echo "not ok - $1: wanted '$2', got '$got'"
+		fail=1
+	fi
+}
+# refused DESCRIPTION ALIAS MESSAGE
+refused() {
+	local got
+	if got=$(field "$2" release 2>&1); then
+		echo "not ok - $1: resolved to '$got'"
+		fail=1
+	elif [[ $got == *"$3"* ]]; then
+		echo "ok - $1: one clear line"
+	else
+		echo "not ok - $1: got '$got'"
+		fail=1
+	fi
+}
+expect "newest ABI by version, variants ignored, -58 has no headers" 6.1.0-57-amd64 s61 release
+expect "the image of the same ABI" linux-image-6.1.0-57-amd64 s61 image
+expect "the headers of the same ABI" linux-headers-6.1.0-57-amd64 s61 headers
+expect "6.12.118 > 6.12.95 (version order, not string order)" 6.12.118+deb12-amd64 s612 release
+expect "an exact pin passes through" 6.1.0-9-amd64 pin release
+expect "the target is not touched" bookworm-security s61 target
+
+: >"$tmp/archive"	# no index (a fresh machine before apt-get update)
+mkdir -p "$RL2_CACHE/kernels/6.1.0-55-amd64" "$RL2_CACHE/kernels/6.1.0-7-amd64"
+expect "offline: the newest cached release" 6.1.0-55-amd64 s61 release
+rm -rf "${RL2_CACHE:?}/kernels/"*
+refused "nothing to resolve" s61 "no linux-image-6.1.0-*-amd64 with its linux-headers-6.1.0-*-amd64 in the archive index"
+refused "a half series row" bad "a series needs a * in release, image and headers"
+exit $fail
