@@ -14,8 +14,8 @@
 #include <linux/string.h>
 
 /* Keep in sync with BUILD_EXCLUSIVE_KERNEL_MIN in dkms.conf and the README. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
-#error "robust_list2 supports Linux 6.1 and newer"
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
+#error "robust_list2 supports Linux 5.10 and newer"
 #endif
 
 #if !defined(CONFIG_X86_64)
