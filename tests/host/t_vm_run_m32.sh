@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../scripts/lib.sh"
 alias=${1:?usage: t_vm_run_m32.sh ALIAS}
 
-dir=$RL2_BUILD/host
+dir=$RL2_BUILD/$alias/m32	# per kernel: check-vm runs kernels in parallel
 mkdir -p "$dir"
 cat >"$dir/hello32.c" <<'C'
 #include <stdio.h>
