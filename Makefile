@@ -45,10 +45,11 @@ demo: deps lib
 		-o build/fex_demo examples/fex_demo.c libshim/librobust_list2.a
 	scripts/vm-run --kernel $(or $(KERNEL),$(DEMO_KERNEL)) -- build/fex_demo
 
-# Everything, on every kernel of the default matrix (scripts/kernels.conf),
-# plus one VM run with the module as DKMS builds it.
-check: deps check-host
-	$(MAKE) check-vm DKMS_KERNEL=6.12
+# Everything, on every kernel of the default matrix (scripts/kernels.conf):
+# the host checks, the Debian packages built and tested in a chroot, the VM
+# suite, plus one VM run with the module DKMS built from the packages.
+check: deps check-host check-deb
+	$(MAKE) check-vm DEB_KERNEL=6.12
 	$(MAKE) demo
 
 deps:
@@ -62,11 +63,21 @@ check-host: lib
 	scripts/check-host $(KERNEL)
 
 # The cmocka suites inside QEMU: make check-vm [KERNEL="6.1 6.12"]
-# [DKMS_KERNEL=6.12: one more run with the DKMS-built module]
+# [DEB_KERNEL=6.12: one more run with the module DKMS built from the packages]
 check-vm: lib
 	$(MAKE) -C tests vm
 	$(MAKE) -C tools
-	scripts/check-vm $(if $(DKMS_KERNEL),--dkms $(DKMS_KERNEL)) $(KERNEL)
+	scripts/check-vm $(if $(DEB_KERNEL),--deb $(DEB_KERNEL)) $(KERNEL)
+
+# The Debian packages (debian/), built with dpkg-buildpackage on a copy of the
+# tree and checked by lintian, into build/deb/.
+deb:
+	scripts/build-deb
+
+# The packages installed with apt in a clean Debian 12 chroot (root): DKMS
+# builds the module for the test kernels, a pkg-config consumer, a clean purge.
+check-deb: deb
+	scripts/check-deb $(KERNEL)
 
 # Benchmarks in QEMU against the kernel's own robust list (bench/README.md):
 # make bench [KERNEL="6.1 6.12"], default 6.12; output in build/bench/<kernel>/
@@ -127,5 +138,5 @@ clean:
 	-$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: demo all module no-module lib tests check deps check-host check-vm bench install install-lib \
+.PHONY: demo all module no-module lib tests check deps check-host check-vm deb check-deb bench install install-lib \
 	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall style clean
