@@ -29,8 +29,9 @@ module:
 no-module:
 	@echo "make: $(NO_KDIR_MSG)"
 
+# make lib ARCH=arm64: the aarch64 library in build/arm64/libshim/
 lib:
-	$(MAKE) -C libshim
+	$(MAKE) -C libshim $(if $(filter arm64,$(ARCH)),ARCH=arm64)
 
 tests: lib
 	$(MAKE) -C tests

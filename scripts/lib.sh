@@ -69,8 +69,9 @@ kernel_resolve() {
 	names=$($pkgnames "${image%%\**}" 2>/dev/null | sort -u) || true
 	for abi in $(sed -nE "s/^$re\$/\\1/p" <<<"$names" | sort -rV); do
 		if grep -qxF "${headers//\*/$abi}" <<<"$names" ||
+			# not grep -q: an early exit SIGPIPEs apt-cache, failing the pipe
 			$pkgnames "${headers//\*/$abi}" 2>/dev/null |
-			grep -qxF "${headers//\*/$abi}"; then
+			grep -xF "${headers//\*/$abi}" >/dev/null; then
 			RL2_SERIES_ABI=$abi
 			break
 		fi
@@ -145,6 +146,23 @@ apt_foreign() {
 		APT_CONFIG=$d/apt.conf apt-get -q -o Dpkg::Use-Pty=0 update >"$d/update.log" 2>&1 ||
 			{ cat "$d/update.log" >&2; exit 1; }
 	) 8>"$d/.lock" || { msg "cannot fetch the bookworm $arch index (network?)"; return 1; }
+}
+
+# vm_arch_env ALIAS: export what the VM harness (tests/qemu/) needs for the
+# architecture of ALIAS: RL2_VM_ARCH, and for a foreign one its busybox and
+# runtime tree (RL2_SYSROOT, for mkinitramfs) and its test binaries
+# (RL2_TESTDIR, built by make -C tests arm64).
+vm_arch_env() {
+	local arch
+	arch=$(kernel_arch "$1")
+	export RL2_VM_ARCH=$arch
+	if [[ $arch == amd64 ]]; then
+		unset RL2_SYSROOT RL2_ARCH_TESTDIR
+		return 0
+	fi
+	RL2_SYSROOT=$("$RL2_ROOT/scripts/toolchain" --sysroot "$arch") || return 1
+	export RL2_SYSROOT BUSYBOX=$RL2_SYSROOT/bin/busybox
+	export RL2_ARCH_TESTDIR=$RL2_BUILD/$arch/tests
 }
 
 all_kernels() { awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$RL2_KERNELS"; }
