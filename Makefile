@@ -67,6 +67,7 @@ check-host: lib
 check-vm: lib
 	$(MAKE) -C tests vm
 	$(MAKE) -C tools
+	$(if $(filter arm64-%,$(or $(KERNEL),arm64-)),$(MAKE) -C tests arm64)
 	scripts/check-vm $(if $(DKMS_KERNEL),--dkms $(DKMS_KERNEL)) $(KERNEL)
 
 # Benchmarks in QEMU against the kernel's own robust list (bench/README.md):
