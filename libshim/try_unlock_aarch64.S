@@ -15,12 +15,12 @@
  * Load/store-exclusive, not LSE, so that it runs on every ARMv8.0 CPU.
  * The window [rl2__window*_start, rl2__window*_end) that the library
  * registers with the module starts right after the exclusive store: there
- * x2 holds pop, Z is set (the word compared equal) and w4 is the store's
- * status (0: the word was released).  A thread that dies there with Z set
- * and w4 == 0 gets its unlock finished by the module (module/arch-arm64.h)
- * instead of its released lock marked FUTEX_OWNER_DIED.  Keep exactly that
- * property when editing: nothing in the window may change x2, w4 or the
- * flags.
+ * x2 holds pop, Z is set (the word compared equal) and w3 is the store's
+ * status (0: the word was released; the old word, equal to the tid, is in
+ * w1).  A thread that dies there with Z set and w3 == 0 gets its unlock
+ * finished by the module (module/arch-arm64.h) instead of its released lock
+ * marked FUTEX_OWNER_DIED.  Keep exactly that property when editing:
+ * nothing in the window may change x2, w3 or the flags.
  */
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
 # define BTI_C	hint	#34	/* bti c: a NOP where BTI is off */
@@ -39,16 +39,16 @@ robust_list2_try_unlock64:
 1:	ldxr	w3, [x0]
 	cmp	w3, w1
 	b.ne	2f
-	stlxr	w4, wzr, [x0]		/* w4 = 0: released */
+	stlxr	w3, wzr, [x0]		/* w3 = 0: released (the old word was w1) */
 	.globl	rl2__window64_start
 	.hidden	rl2__window64_start
 rl2__window64_start:
-	cbnz	w4, 1b			/* lost the reservation: again */
+	cbnz	w3, 1b			/* lost the reservation: again */
 	str	xzr, [x2]		/* *pop = 0 */
 	.globl	rl2__window64_end
 	.hidden	rl2__window64_end
 rl2__window64_end:
-	mov	w0, w3
+	mov	w0, w1
 	ret
 2:	clrex
 	mov	w0, w3
@@ -65,16 +65,16 @@ robust_list2_try_unlock32:
 1:	ldxr	w3, [x0]
 	cmp	w3, w1
 	b.ne	2f
-	stlxr	w4, wzr, [x0]
+	stlxr	w3, wzr, [x0]
 	.globl	rl2__window32_start
 	.hidden	rl2__window32_start
 rl2__window32_start:
-	cbnz	w4, 1b
+	cbnz	w3, 1b
 	str	wzr, [x2]		/* *pop = 0, a 32-bit field */
 	.globl	rl2__window32_end
 	.hidden	rl2__window32_end
 rl2__window32_end:
-	mov	w0, w3
+	mov	w0, w1
 	ret
 2:	clrex
 	mov	w0, w3

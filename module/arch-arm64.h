@@ -33,12 +33,12 @@
 /*
  * A thread that died inside libshim/try_unlock_aarch64.S's window, which
  * starts right after its store-exclusive: the word was released if Z is
- * set (it compared equal to the tid) and w4, the store's status, is 0.
- * x2 (r2 for an AArch32 task) holds the pending field's address.
+ * set (it compared equal to the tid) and w3, the store's status, is 0.
+ * x2 holds the pending field's address (r3 and r2 for an AArch32 task).
  */
 static inline bool rl2_window_released(struct pt_regs *regs)
 {
-	return (regs->pstate & PSR_Z_BIT) && !(u32)regs->regs[4];
+	return (regs->pstate & PSR_Z_BIT) && !(u32)regs->regs[3];
 }
 
 static inline unsigned long rl2_window_pop(struct pt_regs *regs)

@@ -161,8 +161,13 @@ vm_arch_env() {
 		return 0
 	fi
 	RL2_SYSROOT=$("$RL2_ROOT/scripts/toolchain" --sysroot "$arch") || return 1
-	export RL2_SYSROOT BUSYBOX=$RL2_SYSROOT/bin/busybox
+	export BUSYBOX=$RL2_SYSROOT/bin/busybox
 	export RL2_ARCH_TESTDIR=$RL2_BUILD/$arch/tests
+	# armhf builds of the suites (make -C tests armhf) run in the same VM
+	if [[ $arch == arm64 ]] && compgen -G "$RL2_ARCH_TESTDIR/t_*.armhf" >/dev/null; then
+		RL2_SYSROOT+=:$("$RL2_ROOT/scripts/toolchain" --sysroot armhf) || return 1
+	fi
+	export RL2_SYSROOT
 }
 
 all_kernels() { awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$RL2_KERNELS"; }

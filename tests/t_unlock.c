@@ -326,7 +326,7 @@ extern const char rl2__window32_start[] __attribute__((visibility("hidden")));
  * exception return of every step clears the exclusive monitor, so the
  * try-unlock's store-exclusive would fail forever.  When the child is
  * about to execute it (the instruction right before the window), do what
- * a successful one does: 0 into the word, status 0 into w4, pc to the
+ * a successful one does: 0 into the word, status 0 into w3, pc to the
  * window.  Everything else the child executes itself.
  */
 static void step_store_exclusive(pid_t pid, struct race *r)
@@ -341,9 +341,31 @@ static void step_store_exclusive(pid_t pid, struct race *r)
 	if (regs.pc != (uintptr_t)win - 4)
 		return;
 	__atomic_store_n(race_word(r), 0, __ATOMIC_RELEASE);
-	regs.regs[4] = 0;
+	regs.regs[3] = 0;
 	regs.pc = (uintptr_t)win;
 	assert_int_equal(0, ptrace(PTRACE_SETREGSET, pid, NT_PRSTATUS, &iov));
+}
+#elif defined(__arm__)
+#include <sys/user.h>
+
+extern const char rl2__window64_start[] __attribute__((visibility("hidden")));
+extern const char rl2__window32_start[] __attribute__((visibility("hidden")));
+
+/* The same for an armhf program: its strex, status in r3 (try_unlock_arm.S). */
+static void step_store_exclusive(pid_t pid, struct race *r)
+{
+	const char *win = r->how == TRY32 ? rl2__window32_start : rl2__window64_start;
+	struct user_regs regs;
+
+	if (r->how != TRY64 && r->how != TRY32)
+		return;
+	assert_int_equal(0, ptrace(PTRACE_GETREGS, pid, NULL, &regs));
+	if (regs.uregs[15] != (uintptr_t)win - 4)
+		return;
+	__atomic_store_n(race_word(r), 0, __ATOMIC_RELEASE);
+	regs.uregs[3] = 0;
+	regs.uregs[15] = (uintptr_t)win;
+	assert_int_equal(0, ptrace(PTRACE_SETREGS, pid, NULL, &regs));
 }
 #else
 /* x86: lock cmpxchg releases the word in one single-stepped instruction */
