@@ -69,6 +69,17 @@ static void *emulator_thread(void *p)
 	return NULL;
 }
 
+/* The other threads: register, then hold their locks until the SIGKILL. */
+static void *emulator_thread_main(void *p)
+{
+	void *err = emulator_thread(p);
+
+	if (err)
+		return err;
+	for (;;)
+		pause();
+}
+
 static int emulator(void *p)
 {
 	struct fex *f = p;
@@ -78,7 +89,7 @@ static int emulator(void *p)
 	if (pthread_mutex_lock(&f->mutex))
 		return 1;
 	for (i = 1; i < NTHREADS; i++)
-		if (pthread_create(&th[i], NULL, emulator_thread, &f->t[i]))
+		if (pthread_create(&th[i], NULL, emulator_thread_main, &f->t[i]))
 			return 2;
 	if (emulator_thread(&f->t[0]))
 		return 3;

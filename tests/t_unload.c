@@ -315,7 +315,11 @@ static void *reg_thread(void *p)
 {
 	/* threads of one batch have consecutive TIDs: distinct lock slots */
 	struct th_lock64 *l = (void *)((char *)p + 2048 + (th_gettid() % 64) * 16);
-	struct robust_list_head h;
+	/*
+	 * Not on the stack: the thread exits after this function returned, and
+	 * glibc's exit path reuses that stack (on arm64 it overwrote the head).
+	 */
+	static __thread struct robust_list_head h;
 	struct robust_list2_set a = { .cmd = TH_NATIVE };
 	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
 
