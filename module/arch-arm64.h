@@ -18,6 +18,7 @@
 #define _RL2_ARCH_ARM64_H
 
 #include <linux/ftrace.h>
+#include <linux/uaccess.h>
 #include <asm/insn.h>
 #include <asm/ptrace.h>
 
@@ -29,6 +30,23 @@
  */
 #define RL2_ENTRY_WHOLE		0
 #define RL2_ENTRY_RESUME	(2 * AARCH64_INSN_SIZE)
+
+/*
+ * Does the function at @ip (its kprobe address) start as assumed above?
+ * ftrace turned its first patchable NOP into "mov x9, x30" at boot; a
+ * kernel laid out otherwise (with BTI, "bti c" comes first) is refused at
+ * load rather than entered at the wrong place.
+ */
+#define RL2_INSN_MOV_X9_LR	0xaa1e03e9
+
+static inline bool rl2_entry_expected(unsigned long ip)
+{
+	__le32 insn;
+
+	if (get_kernel_nofault(insn, (__le32 *)ip))
+		return false;
+	return le32_to_cpu(insn) == RL2_INSN_MOV_X9_LR;
+}
 
 /*
  * A thread that died inside libshim/try_unlock_aarch64.S's window, which

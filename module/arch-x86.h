@@ -19,6 +19,12 @@
 #define RL2_ENTRY_WHOLE		0
 #define RL2_ENTRY_RESUME	MCOUNT_INSN_SIZE
 
+/* The layout is checked by rl2_fentry_of()'s symbol offset (0 or 4). */
+static inline bool rl2_entry_expected(unsigned long ip)
+{
+	return true;
+}
+
 /*
  * A thread that died inside libshim/try_unlock_x86_64.S's window: ZF says
  * the cmpxchg released the word, (E)DX holds the pending field's address.

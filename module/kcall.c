@@ -247,6 +247,11 @@ int rl2_kcall_init(void)
 
 		if (!ip)
 			return -ENOENT;
+		if (!rl2_entry_expected(ip)) {
+			pr_err("%s does not begin as expected on this architecture; not supported\n",
+			       rl2_redirects[i].sym);
+			return -ENOENT;
+		}
 		rl2_redirects[i].r->target = ip + rl2_redirects[i].skip;
 	}
 	return 0;
