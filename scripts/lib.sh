@@ -156,8 +156,11 @@ vm_arch_env() {
 	local arch
 	arch=$(kernel_arch "$1")
 	export RL2_VM_ARCH=$arch
+	# the caller's own BUSYBOX, for the host-arch rows after a foreign one
+	[[ -n ${RL2_HOST_BUSYBOX+x} ]] || RL2_HOST_BUSYBOX=${BUSYBOX-}
 	if [[ $arch == amd64 ]]; then
-		unset RL2_SYSROOT RL2_ARCH_TESTDIR
+		unset RL2_SYSROOT RL2_ARCH_TESTDIR BUSYBOX
+		[[ -z $RL2_HOST_BUSYBOX ]] || export BUSYBOX=$RL2_HOST_BUSYBOX
 		return 0
 	fi
 	RL2_SYSROOT=$("$RL2_ROOT/scripts/toolchain" --sysroot "$arch") || return 1
