@@ -29,8 +29,9 @@ module:
 no-module:
 	@echo "make: $(NO_KDIR_MSG)"
 
+# make lib ARCH=arm64: the aarch64 library in build/arm64/libshim/
 lib:
-	$(MAKE) -C libshim
+	$(MAKE) -C libshim $(if $(filter arm64,$(ARCH)),ARCH=arm64)
 
 tests: lib
 	$(MAKE) -C tests
@@ -38,12 +39,19 @@ tests: lib
 
 # The FEX-style demo in a VM: an emulator with a 64-bit and a 32-bit list
 # is SIGKILLed while another process waits on all its locks.
+# On an arm64 kernel (KERNEL=arm64-6.12) it is cross-built: FEX's own platform.
 DEMO_KERNEL ?= 6.12
+DEMO_K      = $(or $(KERNEL),$(DEMO_KERNEL))
+DEMO_ARM64  = $(filter arm64-%,$(DEMO_K))
+DEMO_CC     = $(if $(DEMO_ARM64),$(shell scripts/toolchain arm64),$(CC))
+DEMO_DIR    = build$(if $(DEMO_ARM64),/arm64)
 demo: deps lib
-	@mkdir -p build
-	$(CC) -O2 -Wall -Wextra $(if $(WERROR),-Werror) -Iuapi -Ilibshim/include -pthread \
-		-o build/fex_demo examples/fex_demo.c libshim/librobust_list2.a
-	scripts/vm-run --kernel $(or $(KERNEL),$(DEMO_KERNEL)) -- build/fex_demo
+	@mkdir -p $(DEMO_DIR)
+	$(if $(DEMO_ARM64),$(MAKE) -s -C libshim ARCH=arm64)
+	$(DEMO_CC) -O2 -Wall -Wextra $(if $(WERROR),-Werror) -Iuapi -Ilibshim/include -pthread \
+		-o $(DEMO_DIR)/fex_demo examples/fex_demo.c \
+		$(if $(DEMO_ARM64),build/arm64/)libshim/librobust_list2.a
+	scripts/vm-run --kernel $(DEMO_K) -- $(DEMO_DIR)/fex_demo
 
 # Everything, on every kernel of the default matrix (scripts/kernels.conf):
 # the host checks, the Debian packages built and tested in a chroot, the VM
@@ -67,6 +75,7 @@ check-host: lib
 check-vm: lib
 	$(MAKE) -C tests vm
 	$(MAKE) -C tools
+	$(if $(filter arm64-%,$(or $(KERNEL),arm64-)),$(MAKE) -C tests arm64 armhf)
 	scripts/check-vm $(if $(DEB_KERNEL),--deb $(DEB_KERNEL)) $(KERNEL)
 
 # The Debian packages (debian/), built with dpkg-buildpackage on a copy of the

@@ -155,10 +155,33 @@ static bool in_futex(pid_t tid)
 	return atoi(buf) == SYS_futex;
 }
 
+/*
+ * Shared memory below 4 GiB, where a 32-bit guest's memory lives: MAP_32BIT
+ * on x86-64; arm64 has none, so an emulator asks for an address with
+ * MAP_FIXED_NOREPLACE (here from 1 GiB up, in 16 MiB steps).
+ */
+static void *map_low(size_t size)
+{
+#if defined(__x86_64__)
+	return mmap(NULL, size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+#else
+	uintptr_t a;
+
+	for (a = 1UL << 30; a + size <= (1ULL << 32); a += 16UL << 20) {
+		void *p = mmap((void *)a, size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+		if (p != MAP_FAILED || errno != EEXIST)
+			return p;
+	}
+	return MAP_FAILED;
+#endif
+}
+
 int main(void)
 {
-	struct shared *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
-				MAP_SHARED | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	struct shared *s = map_low(sizeof(*s));
 	struct waiter w[2 * NLOCKS];
 	pthread_t t[2 * NLOCKS];
 	struct robust_list2_info info;

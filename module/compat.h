@@ -18,8 +18,13 @@
 #error "robust_list2 supports Linux 5.10 and newer"
 #endif
 
-#if !defined(CONFIG_X86_64)
-#error "robust_list2 supports x86-64 only for now"
+/* What differs between architectures: one header each. */
+#if defined(CONFIG_X86_64)
+# include "arch-x86.h"
+#elif defined(CONFIG_ARM64)
+# include "arch-arm64.h"
+#else
+# error "robust_list2 supports x86-64 and arm64"
 #endif
 
 #if !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS) && \
@@ -52,11 +57,15 @@
  * Moving the instruction pointer from an ftrace callback.  With
  * DYNAMIC_FTRACE_WITH_ARGS the light ftrace_caller trampoline restores a
  * modified ip (what livepatch relies on); without it we need full
- * pt_regs, i.e. FTRACE_OPS_FL_SAVE_REGS.
+ * pt_regs, i.e. FTRACE_OPS_FL_SAVE_REGS.  arm64's 6.12 setter is a static
+ * inline, not a macro (probed in Kbuild); there SAVE_REGS is -EINVAL.  On
+ * arm64 6.1 (WITH_REGS only) ftrace_instruction_pointer_set() exists but
+ * does nothing: that kernel takes the SAVE_REGS branch.
  */
 #ifdef CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS
 # define RL2_FTRACE_OPS_FLAGS	0
-# if defined(ftrace_regs_set_instruction_pointer)	/* 6.8+ name */
+# if defined(ftrace_regs_set_instruction_pointer) || \
+	defined(RL2_HAVE_ARCH_FTRACE_SET_IP)	/* 6.8+ name; arm64: inline */
 #  define rl2_ftrace_set_ip(fregs, ip) \
 	ftrace_regs_set_instruction_pointer(fregs, ip)
 # elif defined(ftrace_instruction_pointer_set)

@@ -116,9 +116,10 @@ static struct rl2_redirect rl2_exit_resume = { .what = "the futex_exit_release s
 static struct rl2_redirect rl2_exec_resume = { .what = "the futex_exec_release stub" };
 
 /*
- * Where each stub continues: the kernel function's fentry site (entering
- * there runs the whole function), or for the release bodies the
- * instruction right after it (so our own exit hook is not entered twice).
+ * Where each stub continues, as an offset from the kernel function's
+ * kprobe address (compat.h, per architecture): the whole function, or for
+ * the release bodies the instruction right after the ftrace call (so our
+ * own exit hook is not entered twice).
  */
 static struct {
 	struct rl2_redirect *r;
@@ -126,10 +127,13 @@ static struct {
 	const char *sym;
 	unsigned int skip;
 } rl2_redirects[] = {
-	{ &rl2_do_futex, rl2_kcall_do_futex, "do_futex", 0 },
-	{ &rl2_ptrace_may_access, rl2_kcall_ptrace_may_access, "ptrace_may_access", 0 },
-	{ &rl2_exit_resume, rl2_kcall_futex_exit_release, "futex_exit_release", MCOUNT_INSN_SIZE },
-	{ &rl2_exec_resume, rl2_kcall_futex_exec_release, "futex_exec_release", MCOUNT_INSN_SIZE },
+	{ &rl2_do_futex, rl2_kcall_do_futex, "do_futex", RL2_ENTRY_WHOLE },
+	{ &rl2_ptrace_may_access, rl2_kcall_ptrace_may_access, "ptrace_may_access",
+	  RL2_ENTRY_WHOLE },
+	{ &rl2_exit_resume, rl2_kcall_futex_exit_release, "futex_exit_release",
+	  RL2_ENTRY_RESUME },
+	{ &rl2_exec_resume, rl2_kcall_futex_exec_release, "futex_exec_release",
+	  RL2_ENTRY_RESUME },
 };
 
 /*
@@ -139,6 +143,7 @@ static struct {
  * patches no text (a disabled kprobe is never armed).  Only the public
  * struct kprobe is read.  sprint_symbol() must then name @sym at offset 0
  * or 4 (after the ENDBR slot on IBT kernels), or we refuse to use it.
+ * (On arm64 this is sym+0, before the ftrace call slot.)
  */
 static unsigned long rl2_fentry_of(const char *sym)
 {
@@ -242,6 +247,11 @@ int rl2_kcall_init(void)
 
 		if (!ip)
 			return -ENOENT;
+		if (!rl2_entry_expected(ip)) {
+			pr_err("%s does not begin as expected on this architecture; not supported\n",
+			       rl2_redirects[i].sym);
+			return -ENOENT;
+		}
 		rl2_redirects[i].r->target = ip + rl2_redirects[i].skip;
 	}
 	return 0;

@@ -5,13 +5,14 @@
  * instructions between a successful compare-exchange and the store that
  * clears *pop form a window the library registers per open file
  * (ROBUST_LIST2_IOC_SET_WINDOW).  A thread that dies with its user ip in
- * the window and ZF set (the exchange succeeded) has released the word but
- * not cleared *pop; the exit hook calls rl2_window_fixup() before the walk,
- * which finishes the unlock by clearing *pop, so the walk never touches the
- * released word (which another thread may already have freed and reused).
- * (E)DX holds pop there.  The fix-up only ever clears a pending field of
- * one of the dying thread's own registered lists, so a forged window can
- * make the module do nothing else.
+ * the window and the release flag set (ZF on x86, Z on arm64) has released
+ * the word but not cleared *pop; the exit hook calls rl2_window_fixup()
+ * before the walk, which finishes the unlock by clearing *pop, so the walk
+ * never touches the released word (which another thread may already have
+ * freed and reused).  (E)DX on x86, x2 on arm64 holds pop there (the arch
+ * headers next to compat.h).  The fix-up only ever clears a pending field
+ * of one of the dying thread's own registered lists, so a forged window
+ * can make the module do nothing else.
  *
  * What remains: a signal handler that runs while the thread is inside the
  * window, and kills the thread from the handler.  Its pt_regs then show the
@@ -29,6 +30,7 @@
 #include <linux/sched/task_stack.h>
 #include <asm/ptrace.h>
 
+#include "compat.h"
 #include "rl2_types.h"
 #include "window.h"
 #include "uaccess.h"
@@ -134,7 +136,7 @@ void rl2_window_fixup(struct rl2_task *rec)
 	unsigned int size;
 
 	if (!win || !current->mm || !user_mode(regs) ||
-	    !(regs->flags & X86_EFLAGS_ZF))
+	    !rl2_window_released(regs))
 		return;
 	ip = instruction_pointer(regs);
 	if (ip >= win->start64 && ip < win->end64)
@@ -144,9 +146,7 @@ void rl2_window_fixup(struct rl2_task *rec)
 	else
 		return;
 
-	pop = regs->dx;
-	if (!user_64bit_mode(regs))
-		pop = (u32)pop;
+	pop = rl2_window_pop(regs);
 	if (!rl2_is_pending_field(rec, pop, size))
 		return;
 	if (!rl2_user_clear(pop, size, NULL))

@@ -52,17 +52,26 @@ kernel_resolve() {
 	fi
 	rel=$(kernel_raw_field "$alias" 2) image=$(kernel_raw_field "$alias" 3)
 	headers=$(kernel_raw_field "$alias" 4)
+	local pkgnames=${RL2_APT_PKGNAMES:-apt-cache pkgnames}
+	# a foreign-arch row: its names are in the private index of that arch
+	if [[ -z ${RL2_APT_PKGNAMES:-} && $(kernel_arch "$alias") != amd64 ]]; then
+		pkgnames=true	# no index (offline): the cached kernels below
+		if apt_foreign "$(kernel_arch "$alias")"; then
+			pkgnames="env APT_CONFIG=$RL2_APT_FOREIGN apt-cache pkgnames"
+		fi
+	fi
 	if [[ $rel != *'*'* || $image != *'*'* || $headers != *'*'* ]]; then
 		msg "kernels.conf: $alias: a series needs a * in release, image and headers"
 		return 1
 	fi
 	# glob -> regex: the * is an ABI (digits and dots), everything else literal
 	re=$(sed -e 's/[.+^$()|[\]/\\&/g' -e 's/\*/([0-9][0-9.]*)/' <<<"$image")
-	names=$(${RL2_APT_PKGNAMES:-apt-cache pkgnames} "${image%%\**}" 2>/dev/null | sort -u) || true
+	names=$($pkgnames "${image%%\**}" 2>/dev/null | sort -u) || true
 	for abi in $(sed -nE "s/^$re\$/\\1/p" <<<"$names" | sort -rV); do
 		if grep -qxF "${headers//\*/$abi}" <<<"$names" ||
-			${RL2_APT_PKGNAMES:-apt-cache pkgnames} "${headers//\*/$abi}" 2>/dev/null |
-			grep -qxF "${headers//\*/$abi}"; then
+			# not grep -q: an early exit SIGPIPEs apt-cache, failing the pipe
+			$pkgnames "${headers//\*/$abi}" 2>/dev/null |
+			grep -xF "${headers//\*/$abi}" >/dev/null; then
 			RL2_SERIES_ABI=$abi
 			break
 		fi
@@ -80,6 +89,88 @@ kernel_resolve() {
 		RL2_SERIES_ABI=$abi
 	fi
 	RL2_SERIES_CACHE[$alias]=$RL2_SERIES_ABI
+}
+
+# kernel_arch ALIAS: the Debian architecture of ALIAS's image, from an
+# "arch=ARCH" flag (amd64 without one).
+kernel_arch() {
+	local a
+	a=$(kernel_raw_field "$1" 6 | tr , '\n' | sed -n 's/^arch=//p') || true
+	echo "${a:-amd64}"
+}
+
+# kernel_karch ALIAS: the same as kbuild's ARCH (x86, arm64).
+kernel_karch() {
+	case $(kernel_arch "$1") in
+	amd64) echo x86 ;;
+	*) kernel_arch "$1" ;;
+	esac
+}
+
+# apt_foreign ARCH: set RL2_APT_FOREIGN to an APT_CONFIG that sees bookworm
+# (with -updates, -security, -backports) for amd64 and ARCH, with lists,
+# cache and an empty dpkg status of its own under $RL2_CACHE/apt/ (the host's
+# apt and dpkg are never touched; nothing is ever installed through it, only
+# downloaded).  Its index is fetched once (apt-get update; root or not).
+apt_foreign() {
+	local arch=$1 d
+	d=$RL2_CACHE/apt/bookworm-$arch
+	RL2_APT_FOREIGN=$d/apt.conf
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/empty"
+	[[ -f $d/status ]] || : >"$d/status"
+	if [[ ! -f $d/apt.conf ]]; then
+		{
+			for s in bookworm bookworm-updates bookworm-backports; do
+				echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $s main"
+			done
+			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main"
+		} >"$d/sources.list"
+		cat >"$d/apt.conf.tmp" <<-EOT
+		Dir::Etc::SourceList "$d/sources.list";
+		Dir::Etc::SourceParts "$d/empty";
+		Dir::Etc::Preferences "$d/empty/preferences";
+		Dir::Etc::PreferencesParts "$d/empty";
+		Dir::State::Lists "$d/lists";
+		Dir::Cache "$d/cache";
+		Dir::State::status "$d/status";
+		APT::Architectures { "amd64"; "$arch"; };
+		APT::Sandbox::User "root";
+		EOT
+		mv "$d/apt.conf.tmp" "$d/apt.conf"
+	fi
+	compgen -G "$d/lists/*_Packages*" >/dev/null && return 0
+	(
+		flock 8
+		compgen -G "$d/lists/*_Packages*" >/dev/null && exit 0
+		msg "apt-get update of the private bookworm $arch index in $d"
+		APT_CONFIG=$d/apt.conf apt-get -q -o Dpkg::Use-Pty=0 update >"$d/update.log" 2>&1 ||
+			{ cat "$d/update.log" >&2; exit 1; }
+	) 8>"$d/.lock" || { msg "cannot fetch the bookworm $arch index (network?)"; return 1; }
+}
+
+# vm_arch_env ALIAS: export what the VM harness (tests/qemu/) needs for the
+# architecture of ALIAS: RL2_VM_ARCH, and for a foreign one its busybox and
+# runtime tree (RL2_SYSROOT, for mkinitramfs) and its test binaries
+# (RL2_TESTDIR, built by make -C tests arm64).
+vm_arch_env() {
+	local arch
+	arch=$(kernel_arch "$1")
+	export RL2_VM_ARCH=$arch
+	# the caller's own BUSYBOX, for the host-arch rows after a foreign one
+	[[ -n ${RL2_HOST_BUSYBOX+x} ]] || RL2_HOST_BUSYBOX=${BUSYBOX-}
+	if [[ $arch == amd64 ]]; then
+		unset RL2_SYSROOT RL2_ARCH_TESTDIR BUSYBOX
+		[[ -z $RL2_HOST_BUSYBOX ]] || export BUSYBOX=$RL2_HOST_BUSYBOX
+		return 0
+	fi
+	RL2_SYSROOT=$("$RL2_ROOT/scripts/toolchain" --sysroot "$arch") || return 1
+	export BUSYBOX=$RL2_SYSROOT/bin/busybox
+	export RL2_ARCH_TESTDIR=$RL2_BUILD/$arch/tests
+	# armhf builds of the suites (make -C tests armhf) run in the same VM
+	if [[ $arch == arm64 ]] && compgen -G "$RL2_ARCH_TESTDIR/t_*.armhf" >/dev/null; then
+		RL2_SYSROOT+=:$("$RL2_ROOT/scripts/toolchain" --sysroot armhf) || return 1
+	fi
+	export RL2_SYSROOT
 }
 
 all_kernels() { awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$RL2_KERNELS"; }

@@ -311,7 +311,7 @@ static void test_200000_locks_in_one_list(void **state)
 
 static void *unmapped_page(void)
 {
-	void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	void *p = th_mmap_low(4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	assert_true(p != MAP_FAILED);
 	munmap(p, 4096);
@@ -531,8 +531,8 @@ static int build_canaries(struct edge *e)
 static void test_only_owned_words_written(void **state)
 {
 	struct edge *e = edge_new();
-	char *region = mmap(NULL, CANARY_SIZE + 4096, PROT_READ | PROT_WRITE,
-			    MAP_SHARED | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	char *region = th_mmap_low(CANARY_SIZE + 4096, PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	char *expect = malloc(CANARY_SIZE);
 	size_t bad = 0;
 
@@ -569,7 +569,7 @@ static int build_unreadable_entries(struct edge *e)
 static void test_prot_none_and_vsyscall_entries(void **state)
 {
 	struct edge *e = edge_new();
-	void *none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	void *none = th_mmap_low(4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	assert_true(none != MAP_FAILED);
 	e->arg = none;
@@ -669,7 +669,7 @@ static void test_word_on_dropped_file_page(void **state)
 	assert_true(fd >= 0);
 	unlink(path);
 	assert_int_equal(0, ftruncate(fd, 8192));
-	l = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_32BIT, fd, 0);
+	l = th_mmap_low(8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(l != MAP_FAILED);
 	e->arg = (char *)l + 4096 + 64;
 	edge_run(e, build_dropped_page);

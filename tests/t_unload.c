@@ -308,13 +308,18 @@ static void test_unload_reload_while_threads_exit(void **state)
 struct reg_churn {
 	volatile int stop;
 	uint32_t registered, recovered, unrecovered;
+	uint32_t bad_word;	/* of the first unrecovered lock */
 };
 
 static void *reg_thread(void *p)
 {
 	/* threads of one batch have consecutive TIDs: distinct lock slots */
 	struct th_lock64 *l = (void *)((char *)p + 2048 + (th_gettid() % 64) * 16);
-	struct robust_list_head h;
+	/*
+	 * Not on the stack: the thread exits after this function returned, and
+	 * glibc's exit path reuses that stack (on arm64 it overwrote the head).
+	 */
+	static __thread struct robust_list_head h;
 	struct robust_list2_set a = { .cmd = TH_NATIVE };
 	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
 
@@ -351,8 +356,8 @@ static int reg_churn_child(void *p)
 			c->registered++;
 			if (l->futex == FUTEX_OWNER_DIED)
 				c->recovered++;
-			else
-				c->unrecovered++;
+			else if (!c->unrecovered++)
+				c->bad_word = l->futex;
 		}
 	}
 	return 0;
@@ -381,6 +386,8 @@ static void test_rmmod_loop_while_registered_threads_exit(void **state)
 	assert_int_equal(0, th_wait_child(bystander));
 	print_message("# rmmod: %d unloaded, %d refused; %u registered threads, all recovered: %s\n",
 		      unloaded, refused, c->registered, c->unrecovered ? "no" : "yes");
+	if (c->unrecovered)
+		print_message("# the first unrecovered lock word: %#x\n", c->bad_word);
 	assert_true(module_loaded());
 	assert_true(c->registered > 0);
 	assert_int_equal(0, c->unrecovered);

@@ -4,7 +4,8 @@
 # fake archive: the newest ABI wins by version, not by string; variants
 # (-rt, -cloud, -dbg, -unsigned) never match; an image without its headers
 # is passed over; an exact pin passes through; offline, the newest cached
-# release of the series is used; nothing at all is a clear error.
+# release of the series is used; nothing at all is a clear error; an
+# arch=arm64 row resolves the same way and says its architecture.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
@@ -17,6 +18,7 @@ s61   6.1.0-*-amd64        linux-image-6.1.0-*-amd64        linux-headers-6.1.0-
 s612  6.12.*+deb12-amd64   linux-image-6.12.*+deb12-amd64   linux-headers-6.12.*+deb12-amd64   bookworm-backports
 pin   6.1.0-9-amd64        linux-image-6.1.0-9-amd64        linux-headers-6.1.0-9-amd64        bookworm
 bad   6.1.0-*-amd64        linux-image-6.1.0-9-amd64        linux-headers-6.1.0-9-amd64        bookworm
+a64   6.12.*+deb12-arm64   linux-image-6.12.*+deb12-arm64   linux-headers-6.12.*+deb12-arm64   bookworm-backports  arch=arm64
 CONF
 # a fake `apt-cache pkgnames PREFIX`: the names in $tmp/archive that start with PREFIX
 printf '#!/bin/sh\nwhile read -r n; do case $n in "$1"*) echo "$n" ;; esac; done <"%s"\n' \
@@ -39,6 +41,10 @@ linux-image-6.12.95+deb12-amd64
 linux-headers-6.12.95+deb12-amd64
 linux-image-6.12.118+deb12-amd64
 linux-headers-6.12.118+deb12-amd64
+linux-image-6.12.118+deb12-arm64
+linux-headers-6.12.118+deb12-arm64
+linux-image-6.12.119+deb12-arm64-16k
+linux-headers-6.12.119+deb12-arm64-16k
 ARCHIVE
 fail=0
 field() { bash -c '. "$1/../../scripts/lib.sh"; kernel_field "$2" "$3"' _ "$here" "$1" "$2"; }
@@ -72,6 +78,16 @@ expect "the headers of the same ABI" linux-headers-6.1.0-57-amd64 s61 headers
 expect "6.12.118 > 6.12.95 (version order, not string order)" 6.12.118+deb12-amd64 s612 release
 expect "an exact pin passes through" 6.1.0-9-amd64 pin release
 expect "the target is not touched" bookworm-security s61 target
+expect "an arch=arm64 row: its own names, -16k ignored" 6.12.118+deb12-arm64 a64 release
+arch() { bash -c '. "$1/../../scripts/lib.sh"; echo "$(kernel_arch "$2") $(kernel_karch "$2")"' _ "$here" "$1"; }
+for a in "s61:amd64 x86" "a64:arm64 arm64"; do
+	if [[ $(arch "${a%%:*}") == "${a#*:}" ]]; then
+		echo "ok - ${a%%:*}: Debian and kbuild architecture ${a#*:}"
+	else
+		echo "not ok - ${a%%:*}: wanted '${a#*:}', got '$(arch "${a%%:*}")'"
+		fail=1
+	fi
+done
 
 : >"$tmp/archive"	# no index (a fresh machine before apt-get update)
 mkdir -p "$RL2_CACHE/kernels/6.1.0-55-amd64" "$RL2_CACHE/kernels/6.1.0-7-amd64"

@@ -15,8 +15,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../scripts/lib.sh"
 alias=${1:?usage: t_vm_fault_inject.sh ALIAS}
 tests=$RL2_ROOT/tests/fi
+arch=$(kernel_arch "$alias")
+[[ $arch == amd64 ]] || tests=$RL2_BUILD/$arch/tests/fi	# make -C tests arm64
 for t in fi_hooks fi_stub; do
-	[[ -x $tests/$t ]] || die "$tests/$t is not built (make -C tests vm)"
+	[[ -x $tests/$t ]] || die "$tests/$t is not built (make -C tests vm, or arm64)"
 done
 passed=0 failed=0
 

@@ -177,16 +177,44 @@ int th_kids_teardown(void **state)
 	return 0;
 }
 
+void *th_mmap_low(size_t size, int prot, int flags, int fd, off_t off)
+{
+#if defined(__x86_64__)
+	return mmap(NULL, size, prot, flags | MAP_32BIT, fd, off);
+#elif UINTPTR_MAX == 0xffffffffu
+	return mmap(NULL, size, prot, flags, fd, off);
+#else
+	/* Tried upwards from 1 GiB: below it sit the program and its heap. */
+	static uintptr_t next = 1UL << 30;
+	size_t step = (size + (1UL << 20) - 1) & ~((1UL << 20) - 1);
+	int i;
+
+	for (i = 0; i < 2048; i++) {
+		uintptr_t hint = __atomic_fetch_add(&next, step, __ATOMIC_RELAXED);
+		void *p;
+
+		if (hint + size > (1ULL << 32)) {
+			__atomic_store_n(&next, 1UL << 30, __ATOMIC_RELAXED);
+			continue;
+		}
+		p = mmap((void *)hint, size, prot, flags | MAP_FIXED_NOREPLACE, fd, off);
+		if (p != MAP_FAILED || errno != EEXIST)
+			return p;
+	}
+	errno = ENOMEM;
+	return MAP_FAILED;
+#endif
+}
+
 void *th_shared_alloc(size_t size, bool low)
 {
 	int flags = MAP_SHARED | MAP_ANONYMOUS;
 	void *p;
 
-#if defined(__x86_64__) && defined(MAP_32BIT)
 	if (low)
-		flags |= MAP_32BIT;
-#endif
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+		p = th_mmap_low(size, PROT_READ | PROT_WRITE, flags, -1, 0);
+	else
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	if (low && (uint64_t)(uintptr_t)p + size > (1ULL << 32)) {

@@ -100,6 +100,13 @@ int th_become(uid_t uid);
 		}							\
 	} while (0)
 
+/*
+ * mmap() below 4 GiB, for 32-bit lists: MAP_32BIT on x86-64; where there is
+ * none (arm64) an address hint with MAP_FIXED_NOREPLACE, as an emulator such
+ * as FEX places a 32-bit guest's memory.  MAP_FAILED (errno set) if none.
+ */
+void *th_mmap_low(size_t size, int prot, int flags, int fd, off_t off);
+
 /* Shared anonymous memory; below 4 GiB when @low (for 32-bit lists). */
 void *th_shared_alloc(size_t size, bool low);
 void th_free(void *p, size_t size);

@@ -5,7 +5,9 @@
 # (elf-deps reads them from the ELF files, executing nothing: the host may
 # not be able to run an i386 or aarch64 program), plus an ld.so.cache so libraries
 # outside the loader's default directories (/usr/local/lib, ...) resolve as they
-# do on the host.
+# do on the host.  With RL2_SYSROOT=DIR[:DIR...] (foreign architectures' runtime
+# trees: scripts/toolchain --sysroot), libraries are looked up in each DIR first
+# and those found there go to their path inside that DIR.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/qemu/qemu.sh
@@ -36,6 +38,9 @@ while (($#)); do
 done
 [[ -n $out ]] || { usage >&2; exit 2; }
 busybox=${BUSYBOX:-/bin/busybox}
+sysroots=() sysroot_opts=()
+IFS=: read -r -a sysroots <<<"${RL2_SYSROOT:-}"
+for d in ${sysroots[@]+"${sysroots[@]}"}; do sysroot_opts+=(--sysroot "$d"); done
 [[ -x $busybox ]] || die "$busybox not found (apt-get install busybox-static, or run scripts/deps)"
 
 stage=$(mktemp -d)
@@ -60,9 +65,33 @@ put() {
 }
 
 add_lib() {
+	local sysroot
+	for sysroot in ${sysroots[@]+"${sysroots[@]}"}; do
+		if [[ $1 == "$sysroot"/* ]]; then
+			put_sys "$1"
+			libdirs[$(dirname "${1#"$sysroot"}")]=1
+			return
+		fi
+	done
 	put "$1"
 	libdirs[$(dirname "$1")]=1
 	libdirs[$(dirname "$(readlink -f "$1")")]=1
+}
+
+# put_sys PATH: PATH under $sysroot (the caller's), at its path inside the
+# sysroot; a symlink stays one, and its target (inside the sysroot) comes along.
+put_sys() {
+	local p=$1 g=${1#"$sysroot"} t
+	[[ -e $stage$g || -L $stage$g ]] && return 0
+	mkdir -p "$(dirname "$stage$g")"
+	if [[ -L $p ]]; then
+		t=$(readlink -- "$p")
+		ln -s "$t" "$stage$g"
+		if [[ $t == /* ]]; then t=$sysroot$t; else t=$(dirname "$p")/$t; fi
+		put_sys "$(realpath -s -- "$t")"
+	else
+		cp -p -- "$p" "$stage$g"
+	fi
 }
 
 # add_libs FILE...: the shared objects the FILEs load, loaders included; nothing
@@ -70,7 +99,8 @@ add_lib() {
 add_libs() {
 	local lib libs
 	(($#)) || return 0
-	libs=$("$here/elf-deps" -- "$@") || die "cannot resolve the shared libraries of: $*"
+	libs=$("$here/elf-deps" ${sysroot_opts[@]+"${sysroot_opts[@]}"} -- "$@") ||
+		die "cannot resolve the shared libraries of: $*"
 	for lib in $libs; do
 		add_lib "$lib"
 		# glibc dlopen()s libgcc_s for pthread_exit() and pthread_cancel(); no
@@ -83,7 +113,8 @@ add_libs() {
 
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,run,root,etc,lib/robust_list2}
 cp "$busybox" "$stage/bin/busybox"	# applet links: `busybox --install -s` in /init
-progs=("$busybox")
+progs=()
+((${#sysroots[@]})) || progs=("$busybox")	# a foreign busybox: static anyway
 install -m 0755 "$init" "$stage/init"
 [[ -z $ko ]] || install -m 0644 "$ko" "$stage/lib/robust_list2/robust_list2.ko"
 

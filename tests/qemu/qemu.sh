@@ -23,6 +23,7 @@ qemu_accel() {
 	'') ;;
 	*) die "QEMU_ACCEL must be tcg or kvm, not '$QEMU_ACCEL'" ;;
 	esac
+	[[ ${RL2_VM_ARCH:-amd64} == amd64 ]] || { echo tcg; return 0; }	# foreign: emulated
 	[[ -r /dev/kvm && -w /dev/kvm ]] || { echo tcg; return 0; }
 	local verdict tmp
 	verdict=$RL2_CACHE/kvm-probe/$(uname -r)
@@ -48,9 +49,16 @@ qemu_accel() {
 # qemu_setup ACCEL VMLINUZ INITRD RESULTFILE [KERNEL ARGS...]: set the array QEMU to
 # the command line of a test VM.  The console (ttyS0) is on stdio, or $RL2_CONSOLE; the
 # guest writes its verdict to ttyS1 = RESULTFILE.  panic=-1 with -no-reboot makes any
-# panic end QEMU, which exits 0 anyway: callers judge the run by RESULTFILE only.
+# panic end QEMU, which exits 0 anyway: callers judge the run by RESULTFILE only,
+# after qemu_verdict.  RL2_VM_ARCH=arm64 boots an arm64 kernel instead (see
+# qemu_setup_arm64).
 qemu_setup() {
 	local accel=$1 cpu=max accel_opt=$1
+	if [[ ${RL2_VM_ARCH:-amd64} == arm64 ]]; then
+		qemu_setup_arm64 "$@"
+		return
+	fi
+	RL2_VERDICT_NONCE=
 	[[ $accel == kvm ]] && cpu=host
 	# One host thread runs every vCPU under TCG: with MTTCG, a vCPU can keep
 	# running a stale translation of kernel text another vCPU just patched
@@ -69,4 +77,33 @@ qemu_setup() {
 	if [[ $accel == tcg && -n ${QEMU_ICOUNT:-} ]]; then
 		QEMU+=(-icount "$QEMU_ICOUNT")
 	fi
+}
+
+# The arm64 VM: QEMU's virt machine (TCG) with -cpu max, whose PAC QEMU
+# enforces (pauth-impdef: the same checks as the default QARMA5, at half its
+# cost).  virt has one UART and Debian's virtio console is a module, so the
+# guest writes its verdict lines on the console, each behind a marker that
+# holds a nonce from the kernel command line (rl2.verdict=), which
+# qemu_verdict copies into RESULTFILE.
+qemu_setup_arm64() {
+	RL2_VERDICT_NONCE=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+	QEMU=(qemu-system-aarch64 -nodefaults -display none -no-reboot -monitor none
+		-machine virt -accel "tcg,thread=${QEMU_TCG_THREAD:-single}"
+		-cpu max,pauth-impdef=on -smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1024M}"
+		-kernel "$2" -initrd "$3"
+		-append "console=ttyAMA0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=4 rl2.verdict=$RL2_VERDICT_NONCE ${*:5} ${QEMU_APPEND:-}"
+		-chardev "${RL2_CONSOLE:-stdio},id=con,logfile=$4.console,logappend=off"
+		-serial chardev:con)
+	rm -f "$4" "$4.console"
+	if [[ -n ${QEMU_ICOUNT:-} ]]; then
+		QEMU+=(-icount "$QEMU_ICOUNT")
+	fi
+}
+
+# qemu_verdict RESULTFILE: after QEMU has exited, make RESULTFILE hold the
+# guest's verdict lines (a no-op where the guest wrote them there itself).
+qemu_verdict() {
+	[[ -n ${RL2_VERDICT_NONCE:-} ]] || return 0
+	sed -n "s/\r\$//; s/^.*RL2-VERDICT-$RL2_VERDICT_NONCE //p" "$1.console" >"$1" 2>/dev/null || true
+	rm -f "$1.console"
 }

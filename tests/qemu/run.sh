@@ -90,6 +90,7 @@ qemu_setup "$accel" "$vmlinuz" "$out/initramfs.cpio.gz" "$out/result.txt"
 msg "booting $alias: ${vmlinuz##*/} ($accel, timeout ${timeout}s)"
 start=${EPOCHREALTIME/[.,]/}
 timeout --foreground -k 10 "$timeout" "${QEMU[@]}" </dev/null 2>&1 | sed -u 's/\r$//' | tee "$out/console.log" || true
+qemu_verdict "$out/result.txt"
 ms=$(((${EPOCHREALTIME/[.,]/} - start) / 1000))
 msg "$alias: VM ran for $((ms / 1000)).$(printf %03d $((ms % 1000))) s"
 
