@@ -109,6 +109,17 @@ static inline void rl2_ftrace_clear_filter(struct ftrace_ops *ops)
 }
 
 /*
+ * The head a thread gave set_robust_list(): a task_struct field until the
+ * futex fields moved into task_struct::futex (struct futex_sched_data,
+ * Debian's 7.2; probed in Kbuild).
+ */
+#ifdef RL2_HAVE_FUTEX_SCHED_DATA
+# define rl2_task_robust_list(tsk)	((tsk)->futex.robust_list)
+#else
+# define rl2_task_robust_list(tsk)	((tsk)->robust_list)
+#endif
+
+/*
  * get_user_pages_remote() lost its vmas argument in 6.5.  One page of @mm
  * at @addr with @flags; returns 1 (and *@page referenced), 0 or -errno.
  */
