@@ -49,6 +49,19 @@
 #endif
 
 /*
+ * Our release stubs have the prototype of futex_exit_release(), checked
+ * against the kernel's header where it still declares that name (probed
+ * in Kbuild; kcall.c looks the function up under several names).
+ */
+#ifdef RL2_HAVE_FUTEX_EXIT_RELEASE
+# define rl2_release_proto_check(stub) \
+	static_assert(__same_type(&(stub), &futex_exit_release))
+#else
+# define rl2_release_proto_check(stub) \
+	static_assert(__same_type(&(stub), void (*)(struct task_struct *)))
+#endif
+
+/*
  * Moving the instruction pointer from an ftrace callback.  With
  * DYNAMIC_FTRACE_WITH_ARGS the light ftrace_caller trampoline restores a
  * modified ip (what livepatch relies on); without it we need full

@@ -139,6 +139,23 @@ kernel_chroot() {
 	printf '%s\n' "$RL2_CACHE/chroot/${target%%-*}"
 }
 
+# chroot_run CHROOT DIR... -- COMMAND...: run COMMAND in CHROOT, in a mount
+# namespace of its own (nothing to unmount afterwards) with /proc mounted
+# (objtool, apt) and each DIR bind-mounted at the same path inside.  Root.
+chroot_run() {
+	local root=$1 binds=()
+	shift
+	while (($#)) && [[ $1 != -- ]]; do binds+=("$1"); shift; done
+	shift
+	unshare -m -- sh -c 'root=$1 n=$2; shift 2
+		while [ "$n" -gt 0 ]; do
+			mkdir -p "$root$1" && mount --bind "$1" "$root$1" || exit 125
+			shift; n=$((n - 1))
+		done
+		mount -t proc proc "$root/proc" && exec chroot "$root" "$@"' \
+		sh "$root" "${#binds[@]}" ${binds[@]+"${binds[@]}"} "$@"
+}
+
 all_kernels() { awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$RL2_KERNELS"; }
 
 # The default test matrix: every row not flagged "manual".
