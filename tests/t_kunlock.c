@@ -37,7 +37,7 @@
 
 #define NSLOTS		ROBUST_LIST2_NR_SLOTS
 #define CANARY		0x5a5a5a5aU
-#define OUR_SLOT	3	/* a native list */
+#define OUR_SLOT	2	/* a native list (even) */
 #define SLOT32		5	/* a 32-bit list in a 64-bit process */
 
 enum way {
@@ -45,6 +45,7 @@ enum way {
 	OURS_SLOT,	/* our window, on slot OUR_SLOT */
 	VDSO_SLOT,	/* the kernel's window, on slot OUR_SLOT */
 	VDSO_SLOT32,	/* the kernel's 32-bit window, on slot SLOT32 */
+	PLAIN_LEGACY,	/* negative control: two plain stores, legacy list */
 };
 
 struct kscene {
@@ -75,6 +76,7 @@ static uint32_t *target_word(struct kscene *s)
 {
 	switch (s->way) {
 	case VDSO_LEGACY:
+	case PLAIN_LEGACY:
 		return &s->legacy_pend.futex;
 	case VDSO_SLOT32:
 		return slot_word(s, SLOT32);
@@ -87,6 +89,7 @@ static bool target_pending(struct kscene *s)
 {
 	switch (s->way) {
 	case VDSO_LEGACY:
+	case PLAIN_LEGACY:
 		return s->legacy.list_op_pending;
 	case VDSO_SLOT32:
 		return s->h32[SLOT32].list_op_pending;
@@ -97,7 +100,9 @@ static bool target_pending(struct kscene *s)
 
 static unsigned int target_slot(struct kscene *s)
 {
-	return s->way == VDSO_LEGACY ? NSLOTS : s->way == VDSO_SLOT32 ? SLOT32 : OUR_SLOT;
+	if (s->way == VDSO_LEGACY || s->way == PLAIN_LEGACY)
+		return NSLOTS;
+	return s->way == VDSO_SLOT32 ? SLOT32 : OUR_SLOT;
 }
 
 /* Take every lock and register every list; the target lock is pending. */
@@ -134,6 +139,7 @@ static int kscene_setup(struct kscene *s)
 	/* unlock steps 1 and 2 for the target: mark pending (it is unlinked) */
 	switch (s->way) {
 	case VDSO_LEGACY:
+	case PLAIN_LEGACY:
 		s->legacy_pend.futex = tid;
 		s->legacy.list_op_pending = &s->legacy_pend.list;
 		break;
@@ -178,6 +184,10 @@ static int kracer(void *p)
 	case VDSO_SLOT32:
 		v32(&s->l32[SLOT32].futex, s->tid, &s->h32[SLOT32].list_op_pending);
 		break;
+	case PLAIN_LEGACY:
+		__atomic_store_n(&s->legacy_pend.futex, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->legacy.list_op_pending, NULL, __ATOMIC_RELEASE);
+		break;
 	}
 	return 0;
 }
@@ -195,15 +205,17 @@ static void need_kernel_unlock(void)
 
 /*
  * Stop the racer in its window (the word has just become 0), reuse the
- * memory with its TID, kill it, and check that nothing was lost or
- * corrupted.  Returns whether the pending field was still set when the
- * racer stopped, and the module's fix-ups.
+ * memory with its TID, kill it, and check that no other lock was lost
+ * and nothing around them corrupted.  Returns the released lock's word
+ * after the death (its TID if left alone), whether the pending field was
+ * still set when the racer stopped, and the module's fix-ups.
  */
-static void run_kill_in_window(enum way way, bool *pending_at_stop, uint64_t *fixups)
+static uint32_t run_kill_in_window(enum way way, bool *pending_at_stop, uint64_t *fixups)
 {
 	struct kscene *s = th_shared_alloc(8192, true);
 	struct robust_list2_stats before, after;
 	unsigned int recovered = 0;
+	uint32_t word;
 	int status;
 	pid_t pid;
 	long steps;
@@ -234,8 +246,7 @@ static void run_kill_in_window(enum way way, bool *pending_at_stop, uint64_t *fi
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(0, robust_list2_stats(&after));
 
-	assert_int_equal(s->tid, *target_word(s));		/* left alone */
-	assert_false(target_pending(s));
+	word = *target_word(s);
 	assert_int_equal(FUTEX_OWNER_DIED, s->legacy_held.futex);	/* the kernel's walk */
 	for (unsigned int i = 0; i < NSLOTS; i++) {
 		if (i == target_slot(s))
@@ -250,7 +261,23 @@ static void run_kill_in_window(enum way way, bool *pending_at_stop, uint64_t *fi
 		assert_int_equal(CANARY, s->canary1[i]);
 	}
 	*fixups = after.fixups - before.fixups;
+	if (word == s->tid)
+		assert_false(target_pending(s));
+	word = word == s->tid ? 0 : word;
 	th_free(s, 8192);
+	return word;	/* 0: left alone */
+}
+
+static void test_plain_unlock_corrupts_reused_memory(void **state)
+{
+	bool pending;
+	uint64_t fixups;
+
+	need_kernel_unlock();
+	/* negative control: in this scene the test sees the bug */
+	assert_int_equal(FUTEX_OWNER_DIED, run_kill_in_window(PLAIN_LEGACY, &pending, &fixups));
+	assert_true(pending);
+	assert_int_equal(0, fixups);
 }
 
 static void test_killed_in_kernel_window_beside_slots(void **state)
@@ -259,7 +286,7 @@ static void test_killed_in_kernel_window_beside_slots(void **state)
 	uint64_t fixups;
 
 	need_kernel_unlock();
-	run_kill_in_window(VDSO_LEGACY, &pending, &fixups);
+	assert_int_equal(0, run_kill_in_window(VDSO_LEGACY, &pending, &fixups));	/* left alone */
 	/* the kernel finished the unlock when the single-step trap stopped it */
 	print_message("# vDSO window: pending field %s at the stop\n",
 		      pending ? "still set" : "already cleared by the kernel");
@@ -272,7 +299,7 @@ static void test_killed_in_our_window_beside_kernel_list(void **state)
 	uint64_t fixups;
 
 	need_kernel_unlock();
-	run_kill_in_window(OURS_SLOT, &pending, &fixups);
+	assert_int_equal(0, run_kill_in_window(OURS_SLOT, &pending, &fixups));	/* left alone */
 	assert_true(pending);		/* the kernel does not know our window */
 	assert_int_equal(1, fixups);	/* the module finished it */
 }
@@ -284,7 +311,7 @@ static void test_vdso_try_unlock_for_our_slot(void **state)
 	uint64_t fixups;
 
 	need_kernel_unlock();
-	run_kill_in_window(VDSO_SLOT, &pending, &fixups);
+	assert_int_equal(0, run_kill_in_window(VDSO_SLOT, &pending, &fixups));	/* left alone */
 	print_message("# vDSO on slot %d: pending field %s at the stop\n", OUR_SLOT,
 		      pending ? "still set" : "already cleared by the kernel");
 	assert_int_equal(0, fixups);
@@ -302,7 +329,7 @@ static void test_vdso_try_unlock32_for_our_32bit_slot(void **state)
 		print_message("# skipped: no 32-bit vDSO try-unlock (CONFIG_COMPAT off)\n");
 		skip();
 	}
-	run_kill_in_window(VDSO_SLOT32, &pending, &fixups);
+	assert_int_equal(0, run_kill_in_window(VDSO_SLOT32, &pending, &fixups));	/* left alone */
 	assert_int_equal(0, fixups);
 }
 
@@ -337,6 +364,7 @@ static void test_futex_robust_unlock_for_our_slot(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain_unlock_corrupts_reused_memory),
 		cmocka_unit_test(test_killed_in_kernel_window_beside_slots),
 		cmocka_unit_test(test_killed_in_our_window_beside_kernel_list),
 		cmocka_unit_test(test_vdso_try_unlock_for_our_slot),
