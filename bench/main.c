@@ -28,7 +28,7 @@ static const struct area {
 	{ "register", bench_register,
 	  "set_robust_list2() and a thread's life with one slot, vs their anchors" },
 	{ "unlock", bench_unlock,
-	  "try-unlock vs cmpxchg; unlock call vs FUTEX_WAKE" },
+	  "try-unlock vs cmpxchg; unlock call vs FUTEX_WAKE; on 7.2, vs the kernel's" },
 	{ "exit", bench_exit,
 	  "exit walk of N locks in 1 or 8 slots vs the legacy list" },
 	{ "scale", bench_scale,

@@ -7,14 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include <linux/futex.h>
 
 #include "bench.h"
+#include "vdso.h"
 
 struct unlock_ctx {
 	struct lock64 lock;
 	struct robust_list_head head;
 	uint32_t tid;
+	th_vdso_try_unlock_fn vdso;	/* 7.2's, or NULL */
 };
 
 static uint64_t b_try_unlock(void *p, long k)
@@ -83,6 +87,65 @@ static uint64_t b_futex_wake(void *p, long k)
 	return now_ns() - t;
 }
 
+/* 7.2: the kernel's vDSO try-unlock, on the same slot's pending field */
+static uint64_t b_vdso_try_unlock(void *p, long k)
+{
+	struct unlock_ctx *c = p;
+	uint64_t t = now_ns();
+
+	for (long i = 0; i < k; i++) {
+		__atomic_store_n(&c->lock.futex, c->tid, __ATOMIC_RELAXED);
+		c->head.list_op_pending = &c->lock.list;
+		__asm__ volatile("" ::: "memory");
+		if (c->vdso(&c->lock.futex, c->tid, &c->head.list_op_pending) != c->tid)
+			abort();
+	}
+	return now_ns() - t;
+}
+
+/* 7.2: the kernel releases, clears the pending field and wakes in one call */
+static uint64_t b_futex_robust_unlock(void *p, long k)
+{
+	struct unlock_ctx *c = p;
+	uint64_t t = now_ns();
+
+	for (long i = 0; i < k; i++) {
+		__atomic_store_n(&c->lock.futex, c->tid, __ATOMIC_RELAXED);
+		c->head.list_op_pending = &c->lock.list;
+		if (syscall(SYS_futex, &c->lock.futex, FUTEX_WAKE | FUTEX_ROBUST_UNLOCK, 1,
+			    NULL, &c->head.list_op_pending, 0) < 0)
+			abort();
+	}
+	return now_ns() - t;
+}
+
+/*
+ * SPEC.md's 7.2 targets: ours against the kernel's own robust unlock, in
+ * the same boot; on other kernels one line says why they are absent.
+ */
+static void bench_unlock_vs_kernel(struct unlock_ctx *c)
+{
+	const char *why = "no vDSO try-unlock";
+	struct figure f;
+
+	c->vdso = th_vdso_try_unlock(64);
+	if (!c->vdso || !th_have_robust_unlock(&why)) {
+		progress("unlock: no rows against the kernel's robust unlock: %s", why);
+		return;
+	}
+	figure_init(&f, "unlock", "try_unlock64 vs vDSO try-unlock", 0, "ns/unlock", 1.0);
+	snprintf(f.note, sizeof(f.note),
+		 "__vdso_futex_robust_list64_try_unlock, same lock and pending field");
+	run_pair(&f, b_try_unlock, c, b_vdso_try_unlock, c);
+	emit(&f);
+
+	figure_init(&f, "unlock", "robust_list2_unlock vs FUTEX_ROBUST_UNLOCK", 0, "ns/unlock",
+		    1.2);
+	snprintf(f.note, sizeof(f.note), "no waiters; anchor = FUTEX_WAKE|FUTEX_ROBUST_UNLOCK");
+	run_pair(&f, b_unlock_call, c, b_futex_robust_unlock, c);
+	emit(&f);
+}
+
 void bench_unlock(void)
 {
 	static struct unlock_ctx c;
@@ -98,8 +161,8 @@ void bench_unlock(void)
 
 	/*
 	 * No targets: SPEC.md's are for a try-unlock inlined in the caller
-	 * (the library only has a call) and, on 7.2, for the kernel's own
-	 * FUTEX_ROBUST_UNLOCK, which stock kernels lack.
+	 * (the library only has a call); those against the kernel's own
+	 * robust unlock follow, where the kernel has it (7.2).
 	 */
 	figure_init(&f, "unlock", "try_unlock64 vs cmpxchg unlock", 0, "ns/unlock", 0);
 	snprintf(f.note, sizeof(f.note), "a library call against the same steps inlined");
@@ -110,6 +173,8 @@ void bench_unlock(void)
 	snprintf(f.note, sizeof(f.note), "no waiters; anchor = xchg + FUTEX_WAKE + clear pending");
 	run_pair(&f, b_unlock_call, &c, b_futex_wake, &c);
 	emit(&f);
+
+	bench_unlock_vs_kernel(&c);
 
 	set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0);
 	pin_to_cpu(-1);

@@ -54,6 +54,19 @@
 #endif
 
 /*
+ * Our release stubs have the prototype of futex_exit_release(), checked
+ * against the kernel's header where it still declares that name (probed
+ * in Kbuild; kcall.c looks the function up under several names).
+ */
+#ifdef RL2_HAVE_FUTEX_EXIT_RELEASE
+# define rl2_release_proto_check(stub) \
+	static_assert(__same_type(&(stub), &futex_exit_release))
+#else
+# define rl2_release_proto_check(stub) \
+	static_assert(__same_type(&(stub), void (*)(struct task_struct *)))
+#endif
+
+/*
  * Moving the instruction pointer from an ftrace callback.  With
  * DYNAMIC_FTRACE_WITH_ARGS the light ftrace_caller trampoline restores a
  * modified ip (what livepatch relies on); without it we need full
@@ -116,6 +129,17 @@ static inline void rl2_ftrace_clear_filter(struct ftrace_ops *ops)
 	ftrace_set_filter(ops, NULL, 0, 1);
 #endif
 }
+
+/*
+ * The head a thread gave set_robust_list(): a task_struct field until the
+ * futex fields moved into task_struct::futex (struct futex_sched_data,
+ * Debian's 7.2; probed in Kbuild).
+ */
+#ifdef RL2_HAVE_FUTEX_SCHED_DATA
+# define rl2_task_robust_list(tsk)	((tsk)->futex.robust_list)
+#else
+# define rl2_task_robust_list(tsk)	((tsk)->robust_list)
+#endif
 
 /*
  * get_user_pages_remote() lost its vmas argument in 6.5.  One page of @mm

@@ -52,6 +52,8 @@ struct rl2_hook {
 	struct ftrace_ops ops;		/* on the kernel function */
 	char sym[32];			/* ftrace_set_filter() may write to it */
 	unsigned long wrapper;		/* entered instead of @sym */
+	bool exec;			/* the exec hook */
+	bool unused;			/* @sym is the other hook's: one hook */
 	bool registered;		/* under rl2_hook_lock */
 };
 
@@ -120,14 +122,14 @@ static void notrace rl2_hook_cb(unsigned long ip, unsigned long parent_ip,
 	rl2_ftrace_set_ip(fregs, h->wrapper);
 }
 
+/* Their @sym: the name kcall.c found on this kernel (rl2_exit_hook_init()). */
 static struct rl2_hook rl2_hooks[] = {
 	{
-		.sym = "futex_exit_release",
 		.wrapper = (unsigned long)rl2_exit_release,
 	},
 	{
-		.sym = "futex_exec_release",
 		.wrapper = (unsigned long)rl2_exec_release,
+		.exec = true,
 	},
 };
 
@@ -214,7 +216,7 @@ static int rl2_hook_install(void)
 	lockdep_assert_held(&rl2_hook_lock);
 	ret = rl2_kcall_install();
 	for (i = 0; i < ARRAY_SIZE(rl2_hooks) && !ret; i++)
-		if (!rl2_hooks[i].registered)
+		if (!rl2_hooks[i].registered && !rl2_hooks[i].unused)
 			ret = rl2_hook_register(&rl2_hooks[i]);
 	rl2_hook_update_ref();
 	return ret;
@@ -282,8 +284,15 @@ void rl2_exit_hook_put(void)
  */
 int rl2_exit_hook_init(void)
 {
-	int ret;
+	int i, ret;
 
+	for (i = 0; i < ARRAY_SIZE(rl2_hooks); i++) {
+		struct rl2_hook *h = &rl2_hooks[i];
+
+		strscpy(h->sym, rl2_kcall_release_sym(h->exec), sizeof(h->sym));
+		/* one function for exit and exec (futex_exit_exec_release) */
+		h->unused = i && !strcmp(h->sym, rl2_hooks[0].sym);
+	}
 	mutex_lock(&rl2_hook_lock);
 	ret = rl2_hook_install();
 	/* An ops that will not go pins us: then the load must succeed. */

@@ -96,8 +96,8 @@ __noipa void rl2_kcall_futex_exec_release(struct task_struct *tsk)
 
 static_assert(__same_type(&rl2_kcall_do_futex, &do_futex));
 static_assert(__same_type(&rl2_kcall_ptrace_may_access, &ptrace_may_access));
-static_assert(__same_type(&rl2_kcall_futex_exit_release, &futex_exit_release));
-static_assert(__same_type(&rl2_kcall_futex_exec_release, &futex_exec_release));
+rl2_release_proto_check(rl2_kcall_futex_exit_release);
+rl2_release_proto_check(rl2_kcall_futex_exec_release);
 
 static void notrace rl2_redirect_cb(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op,
@@ -116,23 +116,42 @@ static struct rl2_redirect rl2_exit_resume = { .what = "the futex_exit_release s
 static struct rl2_redirect rl2_exec_resume = { .what = "the futex_exec_release stub" };
 
 /*
+ * The names the kernel's release functions may have, newest first, so a
+ * kernel where only the name moved needs no new code: up to 7.2,
+ * futex_exit_release() at exit and futex_exec_release() at exec (which in
+ * 7.2 only calls the former); newer trees have one
+ * futex_exit_exec_release(), the same prototype, for both; where both
+ * lists find that one, exit_hook.c hooks it once.
+ */
+static const char *const rl2_exit_syms[] = {
+	"futex_exit_exec_release", "futex_exit_release", NULL
+};
+
+static const char *const rl2_exec_syms[] = {
+	"futex_exit_exec_release", "futex_exec_release", NULL
+};
+
+/*
  * Where each stub continues, as an offset from the kernel function's
  * kprobe address (compat.h, per architecture): the whole function, or for
  * the release bodies the instruction right after the ftrace call (so our
- * own exit hook is not entered twice).
+ * own exit hook is not entered twice).  @sym is the candidate of @syms
+ * this kernel has.
  */
 static struct {
 	struct rl2_redirect *r;
 	void *stub;
-	const char *sym;
+	const char *const *syms;
 	unsigned int skip;
+	const char *sym;
 } rl2_redirects[] = {
-	{ &rl2_do_futex, rl2_kcall_do_futex, "do_futex", RL2_ENTRY_WHOLE },
-	{ &rl2_ptrace_may_access, rl2_kcall_ptrace_may_access, "ptrace_may_access",
-	  RL2_ENTRY_WHOLE },
-	{ &rl2_exit_resume, rl2_kcall_futex_exit_release, "futex_exit_release",
+	{ &rl2_do_futex, rl2_kcall_do_futex,
+	  (const char *const[]){ "do_futex", NULL }, RL2_ENTRY_WHOLE },
+	{ &rl2_ptrace_may_access, rl2_kcall_ptrace_may_access,
+	  (const char *const[]){ "ptrace_may_access", NULL }, RL2_ENTRY_WHOLE },
+	{ &rl2_exit_resume, rl2_kcall_futex_exit_release, rl2_exit_syms,
 	  RL2_ENTRY_RESUME },
-	{ &rl2_exec_resume, rl2_kcall_futex_exec_release, "futex_exec_release",
+	{ &rl2_exec_resume, rl2_kcall_futex_exec_release, rl2_exec_syms,
 	  RL2_ENTRY_RESUME },
 };
 
@@ -145,7 +164,7 @@ static struct {
  * or 4 (after the ENDBR slot on IBT kernels), or we refuse to use it.
  * (On arm64 this is sym+0, before the ftrace call slot.)
  */
-static unsigned long rl2_fentry_of(const char *sym)
+static unsigned long rl2_fentry_of(const char *sym, bool quiet)
 {
 	struct kprobe kp = {
 		.symbol_name = sym,
@@ -157,8 +176,9 @@ static unsigned long rl2_fentry_of(const char *sym)
 
 	ret = register_kprobe(&kp);
 	if (ret) {
-		pr_err("cannot locate %s on this kernel (register_kprobe: %d); not supported\n",
-		       sym, ret);
+		if (!quiet)
+			pr_err("cannot locate %s on this kernel (register_kprobe: %d); not supported\n",
+			       sym, ret);
 		return 0;
 	}
 	ip = (unsigned long)kp.addr;
@@ -243,10 +263,15 @@ int rl2_kcall_init(void)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++) {
-		unsigned long ip = rl2_fentry_of(rl2_redirects[i].sym);
+		const char *const *sym = rl2_redirects[i].syms;
+		unsigned long ip = 0;
 
+		/* quiet while another name is left to try */
+		for (; *sym && !ip; sym++)
+			ip = rl2_fentry_of(*sym, sym[1]);
 		if (!ip)
 			return -ENOENT;
+		rl2_redirects[i].sym = sym[-1];
 		if (!rl2_entry_expected(ip)) {
 			pr_err("%s does not begin as expected on this architecture; not supported\n",
 			       rl2_redirects[i].sym);
@@ -255,6 +280,24 @@ int rl2_kcall_init(void)
 		rl2_redirects[i].r->target = ip + rl2_redirects[i].skip;
 	}
 	return 0;
+}
+
+/**
+ * rl2_kcall_release_sym - the kernel function a release stub continues in
+ * @exec: futex_exec_release()'s stub, else futex_exit_release()'s
+ *
+ * Its name on this kernel (rl2_exit_syms, rl2_exec_syms), once
+ * rl2_kcall_init() has succeeded.
+ */
+const char *rl2_kcall_release_sym(bool exec)
+{
+	struct rl2_redirect *r = exec ? &rl2_exec_resume : &rl2_exit_resume;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++)
+		if (rl2_redirects[i].r == r)
+			return rl2_redirects[i].sym;
+	return NULL;
 }
 
 /**

@@ -17,6 +17,7 @@ int rl2_kcall_install(void);
 int rl2_kcall_remove(void);
 bool rl2_kcall_installed(void);
 void rl2_ftrace_err(const char *what, int ret);
+const char *rl2_kcall_release_sym(bool exec);
 
 long rl2_kcall_do_futex(u32 __user *uaddr, int op, u32 val, ktime_t *timeout,
 			u32 __user *uaddr2, u32 val2, u32 val3);

@@ -32,6 +32,7 @@
 
 #include "compat.h"
 #include "rl2_types.h"
+#include "compat.h"
 #include "window.h"
 #include "uaccess.h"
 
@@ -118,8 +119,8 @@ static bool rl2_is_pending_field(struct rl2_task *rec, unsigned long pop,
 		}
 	}
 	/* The legacy list, which the kernel walks right after us. */
-	if (size == sizeof(u64) && current->robust_list &&
-	    pop == (unsigned long)&current->robust_list->list_op_pending)
+	if (size == sizeof(u64) && rl2_task_robust_list(current) &&
+	    pop == (unsigned long)&rl2_task_robust_list(current)->list_op_pending)
 		return true;
 	return false;
 }

@@ -66,6 +66,10 @@ kernel_resolve() {
 	fi
 	# glob -> regex: the * is an ABI (digits and dots), everything else literal
 	re=$(sed -e 's/[.+^$()|[\]/\\&/g' -e 's/\*/([0-9][0-9.]*)/' <<<"$image")
+	# a bullseye or sid row: the index of its private apt state, not the system's
+	if kernel_isolated "$alias"; then
+		kernel_apt_state "$(kernel_raw_field "$alias" 5)" || return 1
+	fi
 	names=$($pkgnames "${image%%\**}" 2>/dev/null | sort -u) || true
 	for abi in $(sed -nE "s/^$re\$/\\1/p" <<<"$names" | sort -rV); do
 		if grep -qxF "${headers//\*/$abi}" <<<"$names" ||
@@ -171,6 +175,76 @@ vm_arch_env() {
 		RL2_SYSROOT+=:$("$RL2_ROOT/scripts/toolchain" --sysroot armhf) || return 1
 	fi
 	export RL2_SYSROOT
+}
+
+# kernel_isolated ALIAS: is ALIAS's target a suite the system's apt must never
+# see (bullseye, sid)?  Its packages come through kernel_apt_state.
+kernel_isolated() {
+	case $(kernel_raw_field "$1" 5) in
+	bullseye | bullseye-* | sid | unstable) return 0 ;;
+	esac
+	return 1
+}
+
+# kernel_apt_state TARGET: export APT_CONFIG for a private apt state of
+# TARGET's suite under $RL2_CACHE/apt/<suite>/ (its own sources.list, lists,
+# cache and an empty dpkg status), so apt-get update/download and apt-cache
+# never touch the host's apt or dpkg state; apt-get update it once if it has
+# no index yet.  Packages are only downloaded, never installed.
+kernel_apt_state() {
+	local suite=${1%%-*} d log
+	d=$RL2_CACHE/apt/$suite
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+	[[ -f $d/status ]] || : >"$d/status"
+	if [[ $suite == sid || $suite == unstable ]]; then
+		printf 'deb http://deb.debian.org/debian %s main\n' "$suite"
+	else
+		printf 'deb http://deb.debian.org/debian %s main\ndeb http://deb.debian.org/debian-security %s-security main\n' \
+			"$suite" "$suite"
+	fi >"$d/sources.list"
+	cat >"$d/apt.conf" <<-EOT
+	Dir::Etc::SourceList "$d/sources.list";
+	Dir::Etc::SourceParts "/nonexistent";
+	Dir::State::Lists "$d/lists";
+	Dir::Cache "$d/cache";
+	Dir::State::status "$d/status";
+	APT::Architectures { "amd64"; };
+	EOT
+	export APT_CONFIG=$d/apt.conf
+	compgen -G "$d/lists/*_Packages*" >/dev/null && return 0
+	msg "apt-get update of the private $suite state in $d"
+	log=$(apt-get -q -o Dpkg::Use-Pty=0 -o APT::Sandbox::User=root update 2>&1) || {
+		printf '%s\n' "$log" | sed 's/^/  /' >&2
+		msg "cannot fetch the $suite index"
+		return 1
+	}
+}
+
+# kernel_chroot ALIAS: the chroot ALIAS's module is built in (its flags say
+# "chroot"), $RL2_CACHE/chroot/<suite>; empty for a host build.
+kernel_chroot() {
+	local flags target
+	flags=$(kernel_raw_field "$1" 6) || flags=
+	[[ ,$flags, == *,chroot,* ]] || return 0
+	target=$(kernel_raw_field "$1" 5)
+	printf '%s\n' "$RL2_CACHE/chroot/${target%%-*}"
+}
+
+# chroot_run CHROOT DIR... -- COMMAND...: run COMMAND in CHROOT, in a mount
+# namespace of its own (nothing to unmount afterwards) with /proc mounted
+# (objtool, apt) and each DIR bind-mounted at the same path inside.  Root.
+chroot_run() {
+	local root=$1 binds=()
+	shift
+	while (($#)) && [[ $1 != -- ]]; do binds+=("$1"); shift; done
+	shift
+	unshare -m -- sh -c 'root=$1 n=$2; shift 2
+		while [ "$n" -gt 0 ]; do
+			mkdir -p "$root$1" && mount --bind "$1" "$root$1" || exit 125
+			shift; n=$((n - 1))
+		done
+		mount -t proc proc "$root/proc" && exec chroot "$root" "$@"' \
+		sh "$root" "${#binds[@]}" ${binds[@]+"${binds[@]}"} "$@"
 }
 
 all_kernels() { awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$RL2_KERNELS"; }

@@ -122,6 +122,12 @@ static bool slab_read(struct slab *s)
  * still a quarter of a leak at CYCLES_MIN).  Writing 1 to
  * /sys/kernel/slab/rl2_task/shrink flushes the per-CPU slabs, after
  * which the count is exact.
+ *
+ * Since SLUB's per-CPU "sheaves" (every cache in Debian's 7.2, which has
+ * no per-CPU slabs left; mm/slub.c), freed objects also wait, as active,
+ * in each CPU's main and spare sheaf and in up to MAX_FULL_SHEAVES (10)
+ * full sheaves of the node's barn: (2 * nr_cpus + 10) * sheaf_capacity
+ * more (sysfs sheaf_capacity; 0 or absent without sheaves).
  */
 static bool slub_counts_partial_objects(void)
 {
@@ -139,11 +145,14 @@ static long slab_slack(const struct slab *s)
 	long cpu_partial = th_read_long(SLAB_SYSFS "/cpu_partial", 120);
 	long per = s->perslab > 0 ? s->perslab : 1;
 
+	long sheaf = th_read_long(SLAB_SYSFS "/sheaf_capacity", 0);
+
 	if (cpus < 1)
 		cpus = 1;
+	sheaf = sheaf > 0 ? (2 * cpus + 10) * sheaf : 0;
 	if (slub_counts_partial_objects())
-		return cpus * (2 + cpu_partial) * per;
-	return cpus * (1 + (2 * cpu_partial + per - 1) / per) * per;
+		return cpus * (2 + cpu_partial) * per + sheaf;
+	return cpus * (1 + (2 * cpu_partial + per - 1) / per) * per + sheaf;
 }
 
 static void slab_shrink(void)

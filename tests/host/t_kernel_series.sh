@@ -3,7 +3,8 @@
 # The kernels.conf series resolver (scripts/lib.sh kernel_resolve) against a
 # fake archive: the newest ABI wins by version, not by string; variants
 # (-rt, -cloud, -dbg, -unsigned) never match; an image without its headers
-# is passed over; an exact pin passes through; offline, the newest cached
+# is passed over; an exact pin passes through; a bullseye or sid row reads
+# the index of its private apt state only; offline, the newest cached
 # release of the series is used; nothing at all is a clear error; an
 # arch=arm64 row resolves the same way and says its architecture.
 set -euo pipefail
@@ -19,11 +20,42 @@ s612  6.12.*+deb12-amd64   linux-image-6.12.*+deb12-amd64   linux-headers-6.12.*
 pin   6.1.0-9-amd64        linux-image-6.1.0-9-amd64        linux-headers-6.1.0-9-amd64        bookworm
 bad   6.1.0-*-amd64        linux-image-6.1.0-9-amd64        linux-headers-6.1.0-9-amd64        bookworm
 a64   6.12.*+deb12-arm64   linux-image-6.12.*+deb12-arm64   linux-headers-6.12.*+deb12-arm64   bookworm-backports  arch=arm64
+b510  5.10.0-*-amd64       linux-image-5.10.0-*-amd64       linux-headers-5.10.0-*-amd64       bullseye   cc=gcc
+s72   7.2.*+deb14-amd64    linux-binary-7.2.*+deb14-amd64   linux-headers-7.2.*+deb14-amd64    sid        chroot
 CONF
-# a fake `apt-cache pkgnames PREFIX`: the names in $tmp/archive that start with PREFIX
-printf '#!/bin/sh\nwhile read -r n; do case $n in "$1"*) echo "$n" ;; esac; done <"%s"\n' \
-	"$tmp/archive" >"$tmp/pkgnames"
+# a fake `apt-cache pkgnames PREFIX`: the names that start with PREFIX in the
+# archive of the apt state APT_CONFIG names ($tmp/archive.<suite> for a
+# private state under $RL2_CACHE/apt/<suite>/, else the system's $tmp/archive)
+cat >"$tmp/pkgnames" <<FAKE
+#!/bin/sh
+a=$tmp/archive
+case \${APT_CONFIG:-} in $RL2_CACHE/apt/*/apt.conf) a=\${APT_CONFIG%/apt.conf}; a=$tmp/archive.\${a##*/} ;; esac
+while read -r n; do case \$n in "\$1"*) echo "\$n" ;; esac; done <"\$a"
+FAKE
 chmod +x "$tmp/pkgnames"
+# the private states exist already (no apt-get update in a test)
+for suite in bullseye sid; do
+	mkdir -p "$RL2_CACHE/apt/$suite/lists"
+	: >"$RL2_CACHE/apt/$suite/lists/fake_Packages"
+done
+cat >"$tmp/archive.bullseye" <<'ARCHIVE'
+linux-image-5.10.0-9-amd64
+linux-headers-5.10.0-9-amd64
+linux-image-5.10.0-46-amd64
+linux-headers-5.10.0-46-amd64
+linux-image-5.10.0-47-rt-amd64
+linux-headers-5.10.0-47-rt-amd64
+ARCHIVE
+cat >"$tmp/archive.sid" <<'ARCHIVE'
+linux-image-7.2.13+deb14-amd64
+linux-binary-7.2.9+deb14-amd64
+linux-headers-7.2.9+deb14-amd64
+linux-binary-7.2.13+deb14-amd64
+linux-headers-7.2.13+deb14-amd64
+linux-binary-unsigned-7.2.14+deb14-amd64
+linux-binary-7.2.15+deb14-cloud-amd64
+linux-headers-7.2.15+deb14-cloud-amd64
+ARCHIVE
 cat >"$tmp/archive" <<'ARCHIVE'
 linux-image-6.1.0-9-amd64
 linux-headers-6.1.0-9-amd64
@@ -45,6 +77,10 @@ linux-image-6.12.118+deb12-arm64
 linux-headers-6.12.118+deb12-arm64
 linux-image-6.12.119+deb12-arm64-16k
 linux-headers-6.12.119+deb12-arm64-16k
+linux-image-5.10.0-99-amd64
+linux-headers-5.10.0-99-amd64
+linux-binary-7.2.99+deb14-amd64
+linux-headers-7.2.99+deb14-amd64
 ARCHIVE
 fail=0
 field() { bash -c '. "$1/../../scripts/lib.sh"; kernel_field "$2" "$3"' _ "$here" "$1" "$2"; }
@@ -88,6 +124,11 @@ for a in "s61:amd64 x86" "a64:arm64 arm64"; do
 		fail=1
 	fi
 done
+expect "bullseye: its private state's index, not the system's" 5.10.0-46-amd64 b510 release
+expect "bullseye: the headers of that ABI" linux-headers-5.10.0-46-amd64 b510 headers
+expect "sid: its private state's index, not the system's" 7.2.13+deb14-amd64 s72 release
+expect "sid: the vmlinuz package, not -unsigned or -cloud" linux-binary-7.2.13+deb14-amd64 s72 image
+expect "the flags are not touched" chroot s72 flags
 
 : >"$tmp/archive"	# no index (a fresh machine before apt-get update)
 mkdir -p "$RL2_CACHE/kernels/6.1.0-55-amd64" "$RL2_CACHE/kernels/6.1.0-7-amd64"
