@@ -88,6 +88,19 @@ deb:
 check-deb: deb
 	scripts/check-deb $(KERNEL)
 
+# The VM suite (as check-vm) on the debug kernel we build ourselves: KASAN,
+# lockdep, UBSAN, KFENCE (scripts/debug-kernel.config).  Not part of `make
+# check`: the first build takes 15-25 min on 2 idle cores (then cached in
+# ~/.cache/robust_list2), and the suite runs several times slower on it.
+DEBUG_KERNEL ?= 6.12-debug
+DEBUG_TIMEOUT ?= 3600
+DEBUG_TEST_TIMEOUT ?= 600
+check-debug: lib
+	$(MAKE) -C tests vm
+	$(MAKE) -C tools
+	scripts/build-debug-kernel $(DEBUG_KERNEL)
+	TIMEOUT=$(DEBUG_TIMEOUT) TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/check-vm $(DEBUG_KERNEL)
+
 # Benchmarks in QEMU against the kernel's own robust list (bench/README.md):
 # make bench [KERNEL="6.1 6.12"], default 6.12; output in build/bench/<kernel>/
 bench: lib
@@ -147,5 +160,5 @@ clean:
 	-$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: demo all module no-module lib tests check deps check-host check-vm deb check-deb bench install install-lib \
+.PHONY: demo all module no-module lib tests check deps check-host check-vm deb check-deb check-debug bench install install-lib \
 	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall style clean

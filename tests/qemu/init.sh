@@ -32,7 +32,13 @@ CFG=/etc/rl2
 export RL2_KO=/lib/robust_list2/robust_list2.ko	# for tests that reload the module
 DEV=/dev/robust_list2
 MARK="robust_list2-harness: start"
-BAD='BUG:|WARNING:|Oops|general protection|KASAN|list_del corruption|Objects remaining|leak|soft lockup|hung task|Call Trace'
+# The debug kernel's detectors (make check-debug) report under these too:
+# KASAN and KFENCE as "BUG: KASAN:"/"BUG: KFENCE:", lockdep as "WARNING:
+# possible circular locking ..."/"WARNING: inconsistent lock state",
+# DEBUG_ATOMIC_SLEEP as "BUG: sleeping function called from invalid context";
+# UBSAN's header is "UBSAN: <what> in <file>", and a hung task's "INFO: task
+# ... blocked for more than N seconds" (tests/host/t_log_scan.sh).
+BAD='BUG:|WARNING:|Oops|general protection|KASAN|UBSAN:|list_add corruption|list_del corruption|Objects remaining|leak|soft lockup|hung task|blocked for more than|Call Trace'
 # A test that makes the OOM killer strike on purpose (t_oom) writes these
 # two lines to /dev/kmsg around it: the OOM report's stack dump ("Call Trace:")
 # between them is expected.  Only that line is excused; every other BAD pattern
