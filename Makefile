@@ -68,6 +68,14 @@ check-vm: lib
 	$(MAKE) -C tools
 	scripts/check-vm $(if $(DKMS_KERNEL),--dkms $(DKMS_KERNEL)) $(KERNEL)
 
+# qemu-user's guests with robust mutexes (integrations/qemu-user/): builds a
+# patched qemu-i386 (cached; ~4 min fresh), then one VM per x86-64 kernel runs
+# an i386 guest under it and, as the control, under Debian's qemu-i386-static.
+# Not part of `make check`: see integrations/qemu-user/README.md for the times.
+check-emulator: lib
+	scripts/deps --qemu
+	scripts/check-emulator $(KERNEL)
+
 # Benchmarks in QEMU against the kernel's own robust list (bench/README.md):
 # make bench [KERNEL="6.1 6.12"], default 6.12; output in build/bench/<kernel>/
 bench: lib
@@ -127,5 +135,5 @@ clean:
 	-$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: demo all module no-module lib tests check deps check-host check-vm bench install install-lib \
+.PHONY: demo all module no-module lib tests check deps check-host check-vm check-emulator bench install install-lib \
 	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall style clean
