@@ -69,7 +69,7 @@ check-vm: lib
 	scripts/check-vm $(if $(DKMS_KERNEL),--dkms $(DKMS_KERNEL)) $(KERNEL)
 
 # qemu-user's guests with robust mutexes (integrations/qemu-user/): builds a
-# patched qemu-i386 (cached; ~4 min fresh), then one VM per x86-64 kernel runs
+# patched qemu-i386 (cached; 1.5-3 min fresh), then one VM per x86-64 kernel runs
 # an i386 guest under it and, as the control, under Debian's qemu-i386-static.
 # Not part of `make check`: see integrations/qemu-user/README.md for the times.
 check-emulator: lib
