@@ -80,15 +80,16 @@ int rl2_registry_init(void)
 
 	/*
 	 * SLAB_ACCOUNT charges records to the registering task's memory
-	 * cgroup, and keeps the cache from being merged with an unrelated
-	 * one of the same size (as 6.1 otherwise does), so leaks stay visible
-	 * in /proc/slabinfo and at kmem_cache_destroy().
+	 * cgroup; RL2_SLAB_NO_MERGE (compat.h) keeps the cache from being
+	 * merged with an unrelated one of the same size (accounted caches
+	 * merge with each other too), so leaks stay visible in
+	 * /proc/slabinfo and at kmem_cache_destroy().
 	 */
-	rl2_task_cache = KMEM_CACHE(rl2_task, SLAB_ACCOUNT);
+	rl2_task_cache = KMEM_CACHE(rl2_task, SLAB_ACCOUNT | RL2_SLAB_NO_MERGE);
 	if (!rl2_task_cache)
 		return -ENOMEM;
 	/* Only threads that set a base (emulators) get one; charged too. */
-	rl2_bases_cache = KMEM_CACHE(rl2_bases, SLAB_ACCOUNT);
+	rl2_bases_cache = KMEM_CACHE(rl2_bases, SLAB_ACCOUNT | RL2_SLAB_NO_MERGE);
 	if (!rl2_bases_cache) {
 		kmem_cache_destroy(rl2_task_cache);
 		return -ENOMEM;
