@@ -101,6 +101,14 @@ check-debug: lib
 	scripts/build-debug-kernel $(DEBUG_KERNEL)
 	TIMEOUT=$(DEBUG_TIMEOUT) TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/check-vm $(DEBUG_KERNEL)
 
+# qemu-user's guests with robust mutexes (integrations/qemu-user/): builds a
+# patched qemu-i386 (cached; 1.5-3 min fresh), then one VM per x86-64 kernel runs
+# an i386 guest under it and, as the control, under Debian's qemu-i386-static.
+# Not part of `make check`: see integrations/qemu-user/README.md for the times.
+check-emulator: lib
+	scripts/deps --qemu
+	scripts/check-emulator $(KERNEL)
+
 # Benchmarks in QEMU against the kernel's own robust list (bench/README.md):
 # make bench [KERNEL="6.1 6.12"], default 6.12; output in build/bench/<kernel>/
 bench: lib
@@ -160,5 +168,5 @@ clean:
 	-$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: demo all module no-module lib tests check deps check-host check-vm deb check-deb check-debug bench install install-lib \
+.PHONY: demo all module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-emulator bench install install-lib \
 	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall style clean

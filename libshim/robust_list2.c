@@ -182,6 +182,39 @@ int robust_list2_slot(int pid, unsigned int index, uint64_t *head,
 	return 0;
 }
 
+int robust_list2_set_based(uint64_t head, uint64_t base, unsigned int index,
+			   unsigned int cmd)
+{
+	struct robust_list2_set_based a = {
+		.head = head,
+		.base = base,
+		.index = index,
+		.cmd = cmd,
+	};
+
+	return (int)rl2__ret(rl2__call(ROBUST_LIST2_IOC_SET_BASED, &a));
+}
+
+int robust_list2_get_based(int pid, unsigned int index, uint64_t *head,
+			   uint64_t *base, unsigned int *type)
+{
+	struct robust_list2_get_based a = {
+		.pid = pid,
+		.index = index,
+	};
+	long ret = rl2__call(ROBUST_LIST2_IOC_GET_BASED, &a);
+
+	if (ret < 0)
+		return (int)rl2__ret(ret);
+	if (head)
+		*head = a.head;
+	if (base)
+		*base = a.base;
+	if (type)
+		*type = a.type;
+	return 0;
+}
+
 long robust_list2_create(struct robust_list_head *head, unsigned int cmd)
 {
 	struct robust_list2_set a = {

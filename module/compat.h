@@ -12,6 +12,7 @@
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
+#include <linux/slab.h>
 
 /* Keep in sync with BUILD_EXCLUSIVE_KERNEL_MIN in dkms.conf and the README. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
@@ -151,6 +152,20 @@ static inline void rl2_ftrace_clear_filter(struct ftrace_ops *ops)
 #else
 # define rl2_get_user_page(mm, addr, flags, page) \
 	get_user_pages_remote(mm, addr, 1, flags, page, NULL)
+#endif
+
+/*
+ * Keep our caches out of other caches of the same size, where a leak of
+ * our records would hide (t_bounds counts them; at 120 bytes rl2_task
+ * otherwise merges with the busy seq_file cache): SLAB_NO_MERGE from 6.5.
+ * Before it, SLAB_TYPESAFE_BY_RCU, which also never merges and is only a
+ * stronger form of what we do anyway (records are freed after an RCU grace
+ * period); SLUB then keeps its free pointer outside the object (+8 bytes).
+ */
+#ifdef SLAB_NO_MERGE
+# define RL2_SLAB_NO_MERGE	SLAB_NO_MERGE
+#else
+# define RL2_SLAB_NO_MERGE	SLAB_TYPESAFE_BY_RCU
 #endif
 
 #endif /* _RL2_COMPAT_H */

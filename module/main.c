@@ -21,6 +21,7 @@
 #include <linux/sched/task.h>
 #include <linux/pid.h>
 #include <linux/ptrace.h>
+#include <linux/overflow.h>
 
 #include "rl2_types.h"
 #include "exit_hook.h"
@@ -68,7 +69,7 @@ static long rl2_ioctl_info(void __user *uarg)
 			    ROBUST_LIST2_F_PRIVATE_WAKE |
 			    ROBUST_LIST2_F_EXEC_WALK | ROBUST_LIST2_F_CREATE |
 			    ROBUST_LIST2_F_UNLOCK |
-			    ROBUST_LIST2_F_UNLOCK_WINDOW,
+			    ROBUST_LIST2_F_UNLOCK_WINDOW | ROBUST_LIST2_F_BASED,
 	};
 
 	if (!rl2_caller_is_compat())
@@ -162,6 +163,50 @@ static long rl2_ioctl_set(struct file *file, void __user *uarg, bool create)
 }
 
 /*
+ * Validate a SET_BASED request and encode its slot word in @word: the
+ * head's host address base + head | flags (0 empties the slot).  SET's
+ * checks in SET's order on the guest head, then the base's.
+ */
+static int rl2_set_based_word(const struct robust_list2_set_based *a,
+			      u64 *word)
+{
+	struct robust_list2_set s = {
+		.head = a->head, .index = a->index, .cmd = a->cmd,
+		.flags = a->flags, .pad = a->pad,
+	};
+	u64 host, align;
+	int ret;
+
+	if (a->cmd == ROBUST_LIST2_CMD_LIST_LIMIT)
+		return -EINVAL;
+	ret = rl2_set_word(&s, word);
+	if (ret || !*word)
+		return ret;
+	/* The host head keeps the guest head's alignment (and flag bits). */
+	align = a->cmd == ROBUST_LIST2_CMD_SET_32 ? sizeof(u32) : sizeof(u64);
+	if ((a->base & (align - 1)) ||
+	    check_add_overflow(a->base, a->head, &host))
+		return -EINVAL;
+	*word = host | (*word & RL2_SLOT_FLAGS);
+	return 0;
+}
+
+static long rl2_ioctl_set_based(struct file *file, void __user *uarg)
+{
+	struct rl2_window *win = READ_ONCE(file->private_data);
+	struct robust_list2_set_based a;
+	u64 word;
+	int ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	ret = rl2_set_based_word(&a, &word);
+	if (ret)
+		return ret;
+	return rl2_slot_set_based(a.index, word, a.base, win);
+}
+
+/*
  * Find thread @pid in the caller's pid namespace and take a reference,
  * like the kernel's find_get_task_by_vpid().
  */
@@ -177,24 +222,19 @@ static struct task_struct *rl2_get_task(pid_t pid)
 	return t;
 }
 
-static long rl2_ioctl_get(void __user *uarg)
+/*
+ * Read slot @index of thread @pid (0: the caller) for GET and GET_BASED:
+ * its word in @word, its base in @base.  @index and flags are validated.
+ */
+static long rl2_read_slot(pid_t pid, unsigned int index, u64 *word, u64 *base)
 {
-	struct robust_list2_get a;
 	struct task_struct *t;
-	u64 word, head;
-	long ret;
+	long ret = 0;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
-		return -EFAULT;
-	if (a.index >= RL2_NR_SLOTS)
-		return -EINVAL;
-	if (a.flags)
-		return -EINVAL;
-
-	if (!a.pid) {
-		word = rl2_slot_get(current, a.index);
+	if (!pid) {
+		*word = rl2_slot_get(current, index, base);
 	} else {
-		t = rl2_get_task(a.pid);
+		t = rl2_get_task(pid);
 		if (!t)
 			return -ESRCH;
 		/*
@@ -209,20 +249,42 @@ static long rl2_ioctl_get(void __user *uarg)
 			return ret;
 		}
 		if (rl2_kcall_ptrace_may_access(t, PTRACE_MODE_READ_REALCREDS))
-			word = rl2_slot_get(t, a.index);
+			*word = rl2_slot_get(t, index, base);
 		else
 			ret = -EPERM;
 		up_read(&t->signal->exec_update_lock);
 		put_task_struct(t);
-		if (ret)
-			return ret;
 	}
+	return ret;
+}
 
-	head = word & ~RL2_SLOT_FLAGS;
+static u32 rl2_slot_type(u64 word)
+{
+	return !word ? ROBUST_LIST2_TYPE_EMPTY :
+	       (word & RL2_SLOT_32) ? ROBUST_LIST2_TYPE_32 :
+	       ROBUST_LIST2_TYPE_64;
+}
+
+/* A based slot answers the guest head as set: host head - base. */
+static long rl2_ioctl_get(void __user *uarg)
+{
+	struct robust_list2_get a;
+	u64 word, head, base;
+	long ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.index >= RL2_NR_SLOTS)
+		return -EINVAL;
+	if (a.flags)
+		return -EINVAL;
+	ret = rl2_read_slot(a.pid, a.index, &word, &base);
+	if (ret)
+		return ret;
+
+	head = word ? (word & ~RL2_SLOT_FLAGS) - base : 0;
 	a.head = head;
-	a.type = !word ? ROBUST_LIST2_TYPE_EMPTY :
-		 (word & RL2_SLOT_32) ? ROBUST_LIST2_TYPE_32 :
-		 ROBUST_LIST2_TYPE_64;
+	a.type = rl2_slot_type(word);
 
 	/* Store a whole pointer of the caller's width, zero-extended. */
 	if (rl2_caller_is_compat()) {
@@ -234,6 +296,30 @@ static long rl2_ioctl_get(void __user *uarg)
 		return -EFAULT;
 	}
 
+	if (copy_to_user(uarg, &a, sizeof(a)))
+		return -EFAULT;
+	return 0;
+}
+
+static long rl2_ioctl_get_based(void __user *uarg)
+{
+	struct robust_list2_get_based a;
+	u64 word, base;
+	long ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.index >= RL2_NR_SLOTS)
+		return -EINVAL;
+	if (a.flags)
+		return -EINVAL;
+	ret = rl2_read_slot(a.pid, a.index, &word, &base);
+	if (ret)
+		return ret;
+
+	a.head = word ? (word & ~RL2_SLOT_FLAGS) - base : 0;
+	a.base = base;
+	a.type = rl2_slot_type(word);
 	if (copy_to_user(uarg, &a, sizeof(a)))
 		return -EFAULT;
 	return 0;
@@ -256,6 +342,10 @@ static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return rl2_ioctl_set_window(file, uarg);
 	case ROBUST_LIST2_IOC_GET:
 		return rl2_ioctl_get(uarg);
+	case ROBUST_LIST2_IOC_SET_BASED:
+		return rl2_ioctl_set_based(file, uarg);
+	case ROBUST_LIST2_IOC_GET_BASED:
+		return rl2_ioctl_get_based(uarg);
 	case ROBUST_LIST2_IOC_STATS:
 		return rl2_ioctl_stats(uarg);
 	}

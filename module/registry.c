@@ -15,7 +15,9 @@
  *     (current in rl2_slot_set(), the dying thread in the exit and exec
  *     hooks), so writers never race each other;
  *   - readers (get on another thread) use rcu_read_lock() and READ_ONCE()
- *     of one slot word; records are freed after a grace period.
+ *     of one slot word; records are freed after a grace period.  A slot
+ *     word and its base (struct rl2_bases) are read together under the
+ *     base table's seqcount, which only the owner writes.
  *
  * A thread that asks for its own record (set, get of itself, the exit
  * hook) first tries a one-entry cache per CPU that holds the record its
@@ -41,6 +43,7 @@
 #include "window.h"
 
 static struct kmem_cache *rl2_task_cache;
+static struct kmem_cache *rl2_bases_cache;
 static struct rhashtable rl2_tasks;
 
 /*
@@ -77,13 +80,20 @@ int rl2_registry_init(void)
 
 	/*
 	 * SLAB_ACCOUNT charges records to the registering task's memory
-	 * cgroup, and keeps the cache from being merged with an unrelated
-	 * one of the same size (as 6.1 otherwise does), so leaks stay visible
-	 * in /proc/slabinfo and at kmem_cache_destroy().
+	 * cgroup; RL2_SLAB_NO_MERGE (compat.h) keeps the cache from being
+	 * merged with an unrelated one of the same size (accounted caches
+	 * merge with each other too), so leaks stay visible in
+	 * /proc/slabinfo and at kmem_cache_destroy().
 	 */
-	rl2_task_cache = KMEM_CACHE(rl2_task, SLAB_ACCOUNT);
+	rl2_task_cache = KMEM_CACHE(rl2_task, SLAB_ACCOUNT | RL2_SLAB_NO_MERGE);
 	if (!rl2_task_cache)
 		return -ENOMEM;
+	/* Only threads that set a base (emulators) get one; charged too. */
+	rl2_bases_cache = KMEM_CACHE(rl2_bases, SLAB_ACCOUNT | RL2_SLAB_NO_MERGE);
+	if (!rl2_bases_cache) {
+		kmem_cache_destroy(rl2_task_cache);
+		return -ENOMEM;
+	}
 
 	/*
 	 * The hash table's bucket array is allocated by rhashtable itself,
@@ -96,6 +106,7 @@ int rl2_registry_init(void)
 
 	ret = rhashtable_init(&rl2_tasks, &rl2_task_params);
 	if (ret) {
+		kmem_cache_destroy(rl2_bases_cache);
 		kmem_cache_destroy(rl2_task_cache);
 		return ret;
 	}
@@ -107,6 +118,7 @@ void rl2_registry_exit(void)
 {
 	rcu_barrier();			/* pending rl2_task_free_rcu() */
 	rhashtable_destroy(&rl2_tasks);
+	kmem_cache_destroy(rl2_bases_cache);
 	kmem_cache_destroy(rl2_task_cache);
 }
 
@@ -181,6 +193,8 @@ static void rl2_task_free_rcu(struct rcu_head *rcu)
 
 	put_task_struct(rec->task);
 	rl2_window_put(rec->window);
+	if (rec->bases)
+		kmem_cache_free(rl2_bases_cache, rec->bases);
 	kmem_cache_free(rl2_task_cache, rec);
 }
 
@@ -258,28 +272,40 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 	rl2_exit_hook_put();	/* the ioctl's open file is still a user */
 }
 
-/* Fill slot @index of current's record @rec with @word (not 0). */
-static void rl2_slot_fill(struct rl2_task *rec, unsigned int index, u64 word)
+/*
+ * Write slot @index of current's record @rec: @word (0: empty) and, if the
+ * record has a base table, @base, as one pair for readers on other threads.
+ */
+static void rl2_slot_write(struct rl2_task *rec, unsigned int index,
+			   u64 word, u64 base)
 {
-	if (!rec->slot[index])
+	struct rl2_bases *b = rec->bases;
+
+	if (!rec->slot[index] && word)
 		rec->nr_used++;
+	else if (rec->slot[index] && !word)
+		rec->nr_used--;
+	if (!b) {
+		WRITE_ONCE(rec->slot[index], word);
+		return;
+	}
+	preempt_disable();
+	write_seqcount_begin(&b->seq);
+	WRITE_ONCE(b->base[index], base);
 	WRITE_ONCE(rec->slot[index], word);
+	write_seqcount_end(&b->seq);
+	preempt_enable();
 }
 
 /* Store @word in @rec's slot @index; frees @rec when its last slot empties. */
 static int rl2_slot_store(struct rl2_task *rec, unsigned int index,
-			  u64 word, struct rl2_window *win)
+			  u64 word, u64 base, struct rl2_window *win)
 {
-	if (word) {
-		rl2_slot_fill(rec, index, word);
+	rl2_slot_write(rec, index, word, base);
+	if (word)
 		rl2_task_set_window(rec, win);
-		return 0;
-	}
-	if (rec->slot[index]) {
-		WRITE_ONCE(rec->slot[index], 0);
-		rec->nr_used--;
-	}
-	rl2_task_put_if_empty(rec);
+	else
+		rl2_task_put_if_empty(rec);
 	return 0;
 }
 
@@ -301,27 +327,54 @@ static bool rl2_head_in_other_slot(struct rl2_task *rec, unsigned int index,
 }
 
 /**
- * rl2_slot_set - fill or empty one slot of the calling thread
+ * rl2_slot_set_based - fill or empty one slot of the calling thread
  * @index: slot, already validated
- * @word: head | RL2_SLOT_* flags, or 0 to empty the slot
+ * @word: host address of the head | RL2_SLOT_* flags, or 0 to empty the slot
+ * @base: what the walk adds to every pointer read from the list (0: none)
  * @win: the try-unlock window of the file used, or NULL
  *
  * Returns 0, -EINVAL when the head is already in another slot, or -ENOMEM.
  */
-int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win)
+int rl2_slot_set_based(unsigned int index, u64 word, u64 base,
+		       struct rl2_window *win)
 {
 	struct rl2_task *rec = rl2_task_self();
+	struct rl2_bases *b = NULL;
 
 	if (rec && word && rl2_head_in_other_slot(rec, index, word))
 		return -EINVAL;
-	if (!rec) {
-		if (!word)
-			return 0;
-		rec = rl2_task_create();
-		if (IS_ERR(rec))
-			return PTR_ERR(rec);
+	if (!word)
+		base = 0;
+	if (!rec && !word)
+		return 0;
+	if (base && !(rec && rec->bases)) {
+		b = kmem_cache_zalloc(rl2_bases_cache, GFP_KERNEL);
+		if (!b)
+			return -ENOMEM;
+		seqcount_init(&b->seq);
 	}
-	return rl2_slot_store(rec, index, word, win);
+	if (!rec) {
+		rec = rl2_task_create();
+		if (IS_ERR(rec)) {
+			if (b)
+				kmem_cache_free(rl2_bases_cache, b);
+			return PTR_ERR(rec);
+		}
+	}
+	if (b)	/* before any word that needs it: see rl2_slot_read() */
+		smp_store_release(&rec->bases, b);
+	return rl2_slot_store(rec, index, word, base, win);
+}
+
+/**
+ * rl2_slot_set - rl2_slot_set_based() without a base
+ * @index: slot, already validated
+ * @word: head | RL2_SLOT_* flags, or 0 to empty the slot
+ * @win: the try-unlock window of the file used, or NULL
+ */
+int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win)
+{
+	return rl2_slot_set_based(index, word, 0, win);
 }
 
 /**
@@ -346,24 +399,63 @@ int rl2_slot_create(u64 word, struct rl2_window *win)
 	return rl2_slot_set(i, word, win) ?: i;
 }
 
+/*
+ * Slot @index of another thread's record and its base, as a pair.  The
+ * owner publishes its base table before it writes the first word that has
+ * a base, so a word read while there was no table has none.
+ */
+static u64 rl2_slot_read(struct rl2_task *rec, unsigned int index, u64 *base)
+{
+	struct rl2_bases *b;
+	unsigned int seq;
+	u64 word;
+
+	/* Pairs with the owner's release in rl2_slot_set_based(). */
+	b = smp_load_acquire(&rec->bases);
+	if (!b) {
+		word = READ_ONCE(rec->slot[index]);
+		/* A word with a base was written after the table's release. */
+		smp_rmb();
+		/* So the table is seen now if that word was. */
+		b = smp_load_acquire(&rec->bases);
+		if (!b) {
+			*base = 0;
+			return word;
+		}
+	}
+	do {
+		seq = read_seqcount_begin(&b->seq);
+		word = READ_ONCE(rec->slot[index]);
+		*base = READ_ONCE(b->base[index]);
+	} while (read_seqcount_retry(&b->seq, seq));
+	return word;
+}
+
 /**
  * rl2_slot_get - read one slot of thread @t
  * @t: a thread the caller holds a reference on
  * @index: slot, already validated
+ * @base: where to store the slot's base (0 for none)
+ *
+ * Returns the slot word: the head's host address | RL2_SLOT_* flags.
  */
-u64 rl2_slot_get(struct task_struct *t, unsigned int index)
+u64 rl2_slot_get(struct task_struct *t, unsigned int index, u64 *base)
 {
 	struct rl2_task *rec;
 	u64 word = 0;
 
+	*base = 0;
 	if (t == current) {
 		rec = rl2_task_self();
-		return rec ? READ_ONCE(rec->slot[index]) : 0;
+		if (!rec)
+			return 0;
+		*base = rl2_slot_base(rec, index);
+		return rec->slot[index];
 	}
 	rcu_read_lock();
 	rec = rl2_task_lookup(t);
 	if (rec)
-		word = READ_ONCE(rec->slot[index]);
+		word = rl2_slot_read(rec, index, base);
 	rcu_read_unlock();
 	return word;
 }

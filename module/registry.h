@@ -22,8 +22,16 @@ struct rl2_task *rl2_task_detach(void);
 void rl2_task_free(struct rl2_task *rec);
 
 int rl2_slot_set(unsigned int index, u64 word, struct rl2_window *win);
+int rl2_slot_set_based(unsigned int index, u64 word, u64 base,
+		       struct rl2_window *win);
 int rl2_slot_create(u64 word, struct rl2_window *win);
-u64 rl2_slot_get(struct task_struct *t, unsigned int index);
+u64 rl2_slot_get(struct task_struct *t, unsigned int index, u64 *base);
+
+/* The base of current's slot @index in its record @rec (owner only). */
+static inline u64 rl2_slot_base(const struct rl2_task *rec, unsigned int index)
+{
+	return rec->bases ? rec->bases->base[index] : 0;
+}
 
 /* The record its owner last used on each CPU; see registry.c. */
 DECLARE_PER_CPU(struct rl2_task *, rl2_task_cached);

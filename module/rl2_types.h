@@ -21,6 +21,7 @@
 #include <linux/rhashtable-types.h>
 #include <linux/atomic.h>
 #include <linux/kref.h>
+#include <linux/seqlock.h>
 #include <linux/robust_list2.h>
 
 #include "compat.h"
@@ -51,14 +52,32 @@ struct rl2_window {
 	unsigned long start32, end32;	/* pending field is 32-bit */
 };
 
+/*
+ * The bases of a thread's slots set with ROBUST_LIST2_IOC_SET_BASED (0:
+ * none), allocated the first time the thread sets a non-zero base and kept
+ * until its record goes, so threads that never use a base pay one pointer.
+ * Written by the owner only, inside @seq with preemption disabled, so a
+ * get on another thread reads a slot word and its base as a pair.
+ */
+struct rl2_bases {
+	seqcount_t seq;
+	u64 base[RL2_NR_SLOTS];
+};
+
 struct rl2_task {
 	struct rhash_head node;		/* in the registry, keyed by @task */
 	struct task_struct *task;	/* owner, referenced */
 	pid_t tid;			/* owner's TID at registration */
 	u16 nr_used;			/* non-empty slots; owner only */
 	u16 cached_on;			/* 1 + CPU whose cache holds us, or 0; owner only */
+	/*
+	 * Host address of the head | RL2_SLOT_* flags; for a based slot the
+	 * head is base + guest head, so the walk, the window fix-up and the
+	 * "same head twice" rule all see host addresses.
+	 */
 	u64 slot[RL2_NR_SLOTS];		/* owner writes (WRITE_ONCE), others read under RCU */
 	struct rl2_window *window;	/* owner only; referenced */
+	struct rl2_bases *bases;	/* set once by the owner (release), or NULL */
 	struct rcu_head rcu;
 };
 

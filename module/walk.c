@@ -31,6 +31,12 @@
  *    if there is none, with FUTEX_WAKE_PRIVATE, which reaches waiters of
  *    the dying thread's own process that used the private op (a different
  *    futex key);
+ *  - a based list (ROBUST_LIST2_IOC_SET_BASED) lives in a guest address
+ *    space: everything read from it is a guest address, list arithmetic
+ *    (the end of the list, cycle detection, the pending entry, the 32-bit
+ *    wrap of entry + futex_offset) is done on guest addresses, and only
+ *    memory accesses add the base.  A base + pointer that overflows or is
+ *    not below TASK_SIZE ends that list's walk like any bad pointer;
  *  - the owner TID compared is the one the thread had when it registered,
  *    which differs from task_pid_vnr() only after a non-leader thread's
  *    exec took over the leader's TID; locks it took before the exec carry
@@ -48,9 +54,11 @@
 #include <linux/uaccess.h>
 #include <linux/futex.h>
 #include <linux/moduleparam.h>
+#include <linux/overflow.h>
 #include <asm/futex.h>
 
 #include "rl2_types.h"
+#include "registry.h"
 #include "walk.h"
 #include "kcall.h"
 #include "uaccess.h"
@@ -83,6 +91,7 @@ unsigned long rl2_walk_limit = 1UL << 20;
 struct rl2_walk {
 	u32 tid;
 	bool is32;
+	unsigned long base;		/* of the list walked; 0: none */
 	unsigned long budget;		/* entries left for this exit */
 	struct rl2_faults faults;	/* fault-ins and I/O wait left */
 	unsigned long entries;
@@ -90,20 +99,43 @@ struct rl2_walk {
 	unsigned long woken;
 };
 
+/*
+ * The host address of guest address @g: base + @g.  False where that
+ * overflows or is not below the dying process's TASK_SIZE, which ends the
+ * list's walk: the base only ever moves the walk within the thread's own
+ * user address space.
+ */
+static bool rl2_host_addr(const struct rl2_walk *w, unsigned long g,
+			  unsigned long *h)
+{
+	return !check_add_overflow(w->base, g, h) && *h < TASK_SIZE;
+}
+
+/* Read @size bytes at guest address @g of the list. */
+static int rl2_list_get(struct rl2_walk *w, unsigned long g, unsigned int size,
+			u64 *v)
+{
+	unsigned long h;
+
+	if (!rl2_host_addr(w, g, &h))
+		return -EFAULT;
+	return rl2_user_get(h, size, v, &w->faults);
+}
+
 /* Read a list pointer of the list's width; bit 0 is the PI flag. */
 static int rl2_fetch_entry(struct rl2_walk *w, unsigned long uaddr,
 			   unsigned long *entry, bool *pi)
 {
 	u64 v;
 
-	if (rl2_user_get(uaddr, w->is32 ? sizeof(u32) : sizeof(u64), &v,
-			 &w->faults))
+	if (rl2_list_get(w, uaddr, w->is32 ? sizeof(u32) : sizeof(u64), &v))
 		return -EFAULT;
 	*entry = (unsigned long)(v & ~1ULL);
 	*pi = v & 1;
 	return 0;
 }
 
+/* The guest address of an entry's futex word (32-bit lists wrap). */
 static unsigned long rl2_futex_uaddr(struct rl2_walk *w, unsigned long entry,
 				     long offset)
 {
@@ -189,7 +221,18 @@ retry:
 	return 0;
 }
 
-/* Walk one list; @head is the user address of its head. */
+/* rl2_handle_death() for the futex word of guest entry @entry. */
+static int rl2_handle_entry(struct rl2_walk *w, unsigned long entry,
+			    long offset, bool pi, bool pending)
+{
+	unsigned long uaddr;
+
+	if (!rl2_host_addr(w, rl2_futex_uaddr(w, entry, offset), &uaddr))
+		return -EFAULT;
+	return rl2_handle_death(w, uaddr, pi, pending);
+}
+
+/* Walk one list; @head is the guest address of its head (w->base set). */
 static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 {
 	unsigned long entry, next, pending, tortoise;
@@ -206,8 +249,8 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 	if (w->is32) {
 		u64 off32;
 
-		if (rl2_user_get(head + offsetof(struct rl2_head32, futex_offset),
-				 sizeof(u32), &off32, &w->faults))
+		if (rl2_list_get(w, head + offsetof(struct rl2_head32, futex_offset),
+				 sizeof(u32), &off32))
 			goto fault;
 		offset = (s32)off32;
 		rc = rl2_fetch_entry(w, head + offsetof(struct rl2_head32, list_op_pending),
@@ -215,8 +258,8 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 	} else {
 		u64 off64;
 
-		if (rl2_user_get(head + offsetof(struct robust_list_head, futex_offset),
-				 sizeof(u64), &off64, &w->faults))
+		if (rl2_list_get(w, head + offsetof(struct robust_list_head, futex_offset),
+				 sizeof(u64), &off64))
 			goto fault;
 		offset = (long)off64;
 		rc = rl2_fetch_entry(w, head + offsetof(struct robust_list_head, list_op_pending),
@@ -237,8 +280,7 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 		w->entries++;
 		/* The pending lock may also be on the list: handle it once. */
 		if (entry != pending &&
-		    rl2_handle_death(w, rl2_futex_uaddr(w, entry, offset),
-				     pi, false))
+		    rl2_handle_entry(w, entry, offset, pi, false))
 			goto fault;
 		if (rc)
 			goto fault;
@@ -260,8 +302,7 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 	}
 
 	if (pending)
-		rl2_handle_death(w, rl2_futex_uaddr(w, pending, offset),
-				 pip, true);
+		rl2_handle_entry(w, pending, offset, pip, true);
 	return;
 fault:
 	atomic64_inc(&rl2_stats.faults);
@@ -293,7 +334,9 @@ void rl2_walk_task(struct rl2_task *rec)
 		if (!word)
 			continue;
 		w.is32 = word & RL2_SLOT_32;
-		rl2_walk_list(&w, (unsigned long)(word & ~RL2_SLOT_FLAGS));
+		w.base = rl2_slot_base(rec, i);
+		/* The slot holds the head's host address: walk from the guest's. */
+		rl2_walk_list(&w, (unsigned long)(word & ~RL2_SLOT_FLAGS) - w.base);
 	}
 
 	atomic64_add(w.entries, &rl2_stats.entries);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <cmocka.h>
@@ -261,6 +262,94 @@ static void test_show_without_memory_access_still_shows_slots(void **state)
 	run_free(&r);
 }
 
+/*
+ * A list in a guest address space (robust_list2_set_based()): the guest's
+ * addresses are shown as the list holds them, with the base, and the words
+ * are read at base + address.
+ */
+#define G0	((uint64_t)0x8000)	/* guest address of the region's first byte */
+
+struct based_ctl {
+	uint32_t ready;
+	int32_t err;
+	pid_t tid;
+	uint64_t base;
+};
+
+static int based_child(void *p)
+{
+	struct based_ctl *c = p;
+	char *g = (char *)(uintptr_t)(c->base + G0);	/* guest G0 at host g */
+	struct robust_list_head32 *h = (void *)(g + 0x100);
+	struct th_lock32 *l = (void *)(g + 0x200);
+	uint32_t never = 0;
+
+	c->tid = th_gettid();
+	h->futex_offset = TH_OFF32;
+	h->next = G0 + 0x200;
+	l[0].list.next = G0 + 0x200 + sizeof(*l);
+	l[1].list.next = G0 + 0x100;
+	l[2].list.next = 0;
+	h->list_op_pending = G0 + 0x200 + 2 * sizeof(*l);
+	l[0].futex = c->tid | FUTEX_WAITERS;
+	l[1].futex = c->tid;
+	l[2].futex = c->tid;
+	if (robust_list2_set_based(G0 + 0x100, c->base, 1, FUTEX_ROBUST_LIST_CMD_SET_32))
+		c->err = errno;
+	th_set_flag(&c->ready, 1);
+	th_futex_wait(&never, 0, TH_TIMEOUT_MS, true);
+	return 0;
+}
+
+static void test_show_based_list_in_guest_addresses(void **state)
+{
+	struct based_ctl *c = th_shared_alloc(4096, false);
+	char *region = th_shared_alloc(0x10000, false);
+	const struct jv *s, *ents;
+	struct jv *v;
+	struct run r;
+	pid_t pid;
+
+	assert_non_null(c);
+	assert_non_null(region);
+	c->base = addr(region) - G0;
+	pid = th_spawn_kid(based_child, c);
+	assert_true(pid > 0);
+	assert_true(th_wait_flag(&c->ready, 1, TH_TIMEOUT_MS));
+	assert_int_equal(0, c->err);
+
+	v = run_json(&r, 0, 0, "show %d --json", pid);
+	s = only_slot(v, c->tid, 1);
+	assert_int_equal(32, jnum(s, "bits"));
+	assert_int_equal(G0 + 0x100, jaddr(s, "head"));
+	assert_int_equal(c->base, jaddr(s, "base"));
+	assert_int_equal(TH_OFF32, jnum(s, "futex_offset"));
+	assert_int_equal(2, jnum(s, "entry_count"));
+	assert_string_equal("head", jstr(s, "end"));
+	ents = jarr(s, "entries");
+	for (int j = 0; j < 2; j++) {
+		uint64_t e = G0 + 0x200 + j * sizeof(struct th_lock32);
+
+		assert_int_equal(e, jaddr(ents->kids[j], "address"));
+		assert_int_equal(e + TH_OFF32, jaddr(ents->kids[j], "futex"));
+		assert_int_equal(c->tid | (j ? 0 : FUTEX_WAITERS), jnum(ents->kids[j], "word"));
+		assert_true(jbool(ents->kids[j], "owned_by_thread"));
+	}
+	assert_int_equal(G0 + 0x200 + 2 * sizeof(struct th_lock32),
+			 jaddr(jget(s, "list_op_pending"), "address"));
+	assert_int_equal(c->tid, jnum(jget(s, "list_op_pending"), "word"));
+	j_free(v);
+	run_free(&r);
+
+	assert_int_equal(0, run_cli(&r, 0, "show %d", pid));
+	expect_in(r.out, "head 0x%" PRIx64 ", base 0x%" PRIx64, G0 + 0x100, c->base);
+	run_free(&r);
+	kill(pid, SIGKILL);
+	assert_int_equal(128 + SIGKILL, th_reap_kid(pid, TH_TIMEOUT_MS));
+	th_free(region, 0x10000);
+	th_free(c, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +363,8 @@ int main(void)
 		cmocka_unit_test(test_show_missing_pid_is_esrch),
 		WITH_TARGET(test_show_as_other_uid_is_eperm),
 		WITH_NOBODY_TARGET(test_show_without_memory_access_still_shows_slots),
+		cmocka_unit_test_teardown(test_show_based_list_in_guest_addresses,
+					  th_kids_teardown),
 	};
 
 	if (sizeof(void *) != 8) {

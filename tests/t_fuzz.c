@@ -58,7 +58,7 @@ struct arena {
 static const unsigned long cmds[] = {
 	ROBUST_LIST2_IOC_INFO, ROBUST_LIST2_IOC_SET, ROBUST_LIST2_IOC_GET,
 	ROBUST_LIST2_IOC_STATS, ROBUST_LIST2_IOC_CREATE, ROBUST_LIST2_IOC_UNLOCK,
-	ROBUST_LIST2_IOC_SET_WINDOW,
+	ROBUST_LIST2_IOC_SET_WINDOW, ROBUST_LIST2_IOC_SET_BASED, ROBUST_LIST2_IOC_GET_BASED,
 };
 
 /* A command number: a real one, or one with its size, dir or nr changed. */

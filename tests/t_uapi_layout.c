@@ -88,6 +88,22 @@
 	X(struct robust_list2_window, reserved[1],	48, 8, 0)	\
 	X(struct robust_list2_window, reserved[2],	56, 8, 0)
 
+#define SET_BASED_FIELDS(X)						\
+	X(struct robust_list2_set_based, head,		0,  8, 0)	\
+	X(struct robust_list2_set_based, base,		8,  8, 0)	\
+	X(struct robust_list2_set_based, index,		16, 4, 0)	\
+	X(struct robust_list2_set_based, cmd,		20, 4, 0)	\
+	X(struct robust_list2_set_based, flags,		24, 4, 0)	\
+	X(struct robust_list2_set_based, pad,		28, 4, 0)
+
+#define GET_BASED_FIELDS(X)						\
+	X(struct robust_list2_get_based, head,		0,  8, 0)	\
+	X(struct robust_list2_get_based, base,		8,  8, 0)	\
+	X(struct robust_list2_get_based, pid,		16, 4, 1)	\
+	X(struct robust_list2_get_based, index,		20, 4, 0)	\
+	X(struct robust_list2_get_based, flags,		24, 4, 0)	\
+	X(struct robust_list2_get_based, type,		28, 4, 0)
+
 /* The v6 32-bit list head, as the library header declares it. */
 #define HEAD32_FIELDS(X)						\
 	X(struct robust_list_head32, list.next,		0,  4, 0)	\
@@ -101,7 +117,9 @@
 	X(struct robust_list2_get, 32)		\
 	X(struct robust_list2_stats, 128)	\
 	X(struct robust_list2_unlock, 32)	\
-	X(struct robust_list2_window, 64)
+	X(struct robust_list2_window, 64)		\
+	X(struct robust_list2_set_based, 32)	\
+	X(struct robust_list2_get_based, 32)
 
 /* X(ioctl, nr, size, dir) */
 #define IOCTLS(X)							\
@@ -111,7 +129,9 @@
 	X(ROBUST_LIST2_IOC_STATS, 0x03, 128, _IOC_READ)		\
 	X(ROBUST_LIST2_IOC_CREATE, 0x04, 24, _IOC_WRITE)		\
 	X(ROBUST_LIST2_IOC_UNLOCK, 0x05, 32, _IOC_READ | _IOC_WRITE)	\
-	X(ROBUST_LIST2_IOC_SET_WINDOW, 0x06, 64, _IOC_WRITE)
+	X(ROBUST_LIST2_IOC_SET_WINDOW, 0x06, 64, _IOC_WRITE)		\
+	X(ROBUST_LIST2_IOC_SET_BASED, 0x07, 32, _IOC_WRITE)		\
+	X(ROBUST_LIST2_IOC_GET_BASED, 0x08, 32, _IOC_READ | _IOC_WRITE)
 
 /* X(name, value): every constant user space compiles in. */
 #define VALUES(X)							\
@@ -136,6 +156,7 @@
 	X(ROBUST_LIST2_F_CREATE,		1ULL << 5)		\
 	X(ROBUST_LIST2_F_UNLOCK,		1ULL << 6)		\
 	X(ROBUST_LIST2_F_UNLOCK_WINDOW,		1ULL << 7)		\
+	X(ROBUST_LIST2_F_BASED,			1ULL << 9)		\
 	X(ROBUST_LIST2_UNLOCK_POP32,		1U << 0)		\
 	X(ROBUST_LIST2_UNLOCK_PRIVATE,		1U << 1)		\
 	X(ROBUST_LIST2_UNLOCK_PI,		1U << 2)
@@ -182,6 +203,8 @@ STATS_FIELDS(STATIC_FIELD)
 UNLOCK_FIELDS(STATIC_FIELD)
 WINDOW_FIELDS(STATIC_FIELD)
 HEAD32_FIELDS(STATIC_FIELD)
+SET_BASED_FIELDS(STATIC_FIELD)
+GET_BASED_FIELDS(STATIC_FIELD)
 STRUCTS(STATIC_STRUCT)
 _Static_assert(sizeof(struct robust_list2_info) == 0 INFO_FIELDS(SUM_FIELD),
 	       "robust_list2_info has undeclared bytes");
@@ -195,6 +218,10 @@ _Static_assert(sizeof(struct robust_list2_unlock) == 0 UNLOCK_FIELDS(SUM_FIELD),
 	       "robust_list2_unlock has undeclared bytes");
 _Static_assert(sizeof(struct robust_list2_window) == 0 WINDOW_FIELDS(SUM_FIELD),
 	       "robust_list2_window has undeclared bytes");
+_Static_assert(sizeof(struct robust_list2_set_based) == 0 SET_BASED_FIELDS(SUM_FIELD),
+	       "robust_list2_set_based has undeclared bytes");
+_Static_assert(sizeof(struct robust_list2_get_based) == 0 GET_BASED_FIELDS(SUM_FIELD),
+	       "robust_list2_get_based has undeclared bytes");
 _Static_assert(sizeof(struct robust_list_head32) == 12,
 	       "sizeof(struct robust_list_head32)");
 IOCTLS(STATIC_IOCTL)
@@ -277,6 +304,22 @@ static void test_window_layout(void **state)
 	assert_int_equal(sizeof(struct robust_list2_window), total);
 }
 
+static void test_set_based_layout(void **state)
+{
+	size_t total = 0;
+
+	SET_BASED_FIELDS(CHECK_FIELD)
+	assert_int_equal(sizeof(struct robust_list2_set_based), total);
+}
+
+static void test_get_based_layout(void **state)
+{
+	size_t total = 0;
+
+	GET_BASED_FIELDS(CHECK_FIELD)
+	assert_int_equal(sizeof(struct robust_list2_get_based), total);
+}
+
 static void test_head32_layout(void **state)
 {
 	size_t total = 0;
@@ -306,6 +349,8 @@ int main(void)
 		cmocka_unit_test(test_stats_layout),
 		cmocka_unit_test(test_unlock_layout),
 		cmocka_unit_test(test_window_layout),
+		cmocka_unit_test(test_set_based_layout),
+		cmocka_unit_test(test_get_based_layout),
 		cmocka_unit_test(test_head32_layout),
 		cmocka_unit_test(test_ioctl_numbers),
 		cmocka_unit_test(test_abi_values),

@@ -246,7 +246,8 @@ static void test_try_unlock_contract(void **state)
 
 /* ---- the race, deterministically ------------------------------------ */
 
-enum how { PLAIN, TRY64, TRY32, IOCTL };
+/* TRY32_BASED: TRY32 with the list in a guest address space (host = base + guest). */
+enum how { PLAIN, TRY64, TRY32, IOCTL, TRY32_BASED };
 
 struct race {
 	enum how how;
@@ -258,14 +259,25 @@ struct race {
 	struct th_lock32 lock32;
 };
 
+static bool race_is32(struct race *r)
+{
+	return r->how == TRY32 || r->how == TRY32_BASED;
+}
+
 static uint32_t *race_word(struct race *r)
 {
-	return r->how == TRY32 ? &r->lock32.futex : &r->lock.futex;
+	return race_is32(r) ? &r->lock32.futex : &r->lock.futex;
 }
 
 static bool race_pending_set(struct race *r)
 {
-	return r->how == TRY32 ? r->head32.list_op_pending != 0 : r->head.list_op_pending != NULL;
+	return race_is32(r) ? r->head32.list_op_pending != 0 : r->head.list_op_pending != NULL;
+}
+
+/* The base of TRY32_BASED: guest address = host address - base. */
+static uint32_t race_g(struct race *r, const void *p)
+{
+	return (uint32_t)((uintptr_t)p - ((uintptr_t)r - 0x1000));
 }
 
 static int racer(void *p)
@@ -275,7 +287,15 @@ static int racer(void *p)
 	long ret;
 
 	r->tid = tid;
-	if (r->how == TRY32) {
+	if (r->how == TRY32_BASED) {
+		r->lock32.futex = tid;
+		r->head32.list.next = race_g(r, &r->lock32.list);
+		r->lock32.list.next = race_g(r, &r->head32.list);
+		ret = robust_list2_set_based(race_g(r, &r->head32), (uintptr_t)r - 0x1000, 4,
+					     FUTEX_ROBUST_LIST_CMD_SET_32);
+		r->head32.list_op_pending = race_g(r, &r->lock32.list);
+		r->head32.list.next = race_g(r, &r->head32.list);
+	} else if (r->how == TRY32) {
 		r->lock32.futex = tid;
 		th_list32_add(&r->head32, &r->lock32, false);
 		ret = set_robust_list2((void *)&r->head32, 4, FUTEX_ROBUST_LIST_CMD_SET_32, 0);
@@ -304,6 +324,7 @@ static int racer(void *p)
 					  (uint64_t *)&r->head.list_op_pending);
 		break;
 	case TRY32:
+	case TRY32_BASED:	/* host addresses, as an emulator passes them */
 		robust_list2_try_unlock32(&r->lock32.futex, tid, &r->head32.list_op_pending);
 		break;
 	case IOCTL:
@@ -463,6 +484,19 @@ static void test_race_try_unlock32_leaves_memory_alone(void **state)
 	assert_int_equal(tid, word);
 }
 
+/* The fix-up finds a based slot's pending field by its host address. */
+static void test_race_try_unlock32_based_leaves_memory_alone(void **state)
+{
+	bool pending;
+	uint64_t fixups;
+	uint32_t tid;
+	uint32_t word = run_race(TRY32_BASED, &pending, &fixups, &tid);
+
+	assert_true(pending);
+	assert_int_equal(1, fixups);
+	assert_int_equal(tid, word);
+}
+
 static void test_race_unlock_call_has_no_window(void **state)
 {
 	bool pending;
@@ -490,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_race_plain_unlock_corrupts_reused_memory),
 		cmocka_unit_test(test_race_try_unlock64_leaves_memory_alone),
 		cmocka_unit_test(test_race_try_unlock32_leaves_memory_alone),
+		cmocka_unit_test(test_race_try_unlock32_based_leaves_memory_alone),
 		cmocka_unit_test(test_race_unlock_call_has_no_window),
 	};
 

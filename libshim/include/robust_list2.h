@@ -97,6 +97,24 @@ long robust_list2_unlock(uint32_t *lock, uint32_t tid, void *pop,
 uint32_t robust_list2_try_unlock64(uint32_t *lock, uint32_t tid, uint64_t *pop);
 uint32_t robust_list2_try_unlock32(uint32_t *lock, uint32_t tid, uint32_t *pop);
 
+/*
+ * Register, at @index of this thread, a list that lives in a guest address
+ * space (an emulator's guest): @head and every pointer in the list are
+ * guest addresses, host address = @base + guest address.  @cmd:
+ * FUTEX_ROBUST_LIST_CMD_SET_64 or _SET_32.  @head 0 empties the slot;
+ * @base 0 is set_robust_list2().
+ */
+int robust_list2_set_based(uint64_t head, uint64_t base, unsigned int index,
+			   unsigned int cmd);
+
+/*
+ * Slot @index of thread @pid (0: this thread): its head as set (the guest
+ * address for a based slot), its base (0: none) and kind.  Any pointer may
+ * be NULL.
+ */
+int robust_list2_get_based(int pid, unsigned int index, uint64_t *head,
+			   uint64_t *base, unsigned int *type);
+
 /* The library's version string (PACKAGE_VERSION of dkms.conf). */
 const char *robust_list2_version(void);
 

@@ -118,16 +118,33 @@ static void thread_comm(pid_t tgid, struct thread_info *t)
 }
 
 /*
- * Every slot of one thread; a thread other than the one asked for may be
- * gone.  robust_list2_slot() answers head and type from the same moment.
+ * One slot: head, base and type from the same moment.  A module without
+ * based slots (ENOTTY) has none: robust_list2_slot() then.
  */
+static int slot_info(pid_t tid, unsigned int i, uint64_t *head, uint64_t *base,
+		     unsigned int *type)
+{
+	static bool no_based;
+
+	if (!no_based) {
+		if (!robust_list2_get_based(tid, i, head, base, type))
+			return 0;
+		if (errno != ENOTTY)
+			return -1;
+		no_based = true;
+	}
+	*base = 0;
+	return robust_list2_slot(tid, i, head, type);
+}
+
+/* Every slot of one thread; a thread other than the one asked for may be gone. */
 static int read_slots(struct show *s, struct thread_info *t)
 {
 	for (unsigned int i = 0; i < s->nr_slots; i++) {
 		unsigned int type;
-		uint64_t head;
+		uint64_t head, base;
 
-		if (robust_list2_slot(t->tid, i, &head, &type)) {
+		if (slot_info(t->tid, i, &head, &base, &type)) {
 			if (errno == ESRCH && t->tid != s->id) {
 				t->gone = true;
 				t->nr = 0;
@@ -141,6 +158,7 @@ static int read_slots(struct show *s, struct thread_info *t)
 			.slot = i,
 			.bits = type == ROBUST_LIST2_TYPE_32 ? 32 : 64,
 			.head = head,
+			.base = base,
 			.end = END_UNREAD,
 		};
 	}

@@ -36,7 +36,8 @@ enum list_end {
 struct list_info {
 	unsigned int slot;
 	unsigned int bits;	/* 32 or 64 */
-	uint64_t head;
+	uint64_t head;		/* as set: a guest address if @base */
+	uint64_t base;		/* host address = base + every list address */
 	int err;		/* head unreadable: errno */
 	int64_t offset;
 	bool has_pending;

@@ -46,6 +46,7 @@ static void list_json(const struct list_info *l, pid_t tid)
 	j_u64("slot", l->slot);
 	j_u64("bits", l->bits);
 	j_addr("head", l->head);
+	j_addr("base", l->base);
 	j_str("error", l->err ? strerror(l->err) : NULL);
 	if (l->end == END_UNREAD)
 		j_null("futex_offset");
@@ -146,6 +147,8 @@ static void list_end_text(const struct show *s, const struct list_info *l)
 static void list_text(const struct show *s, const struct list_info *l, pid_t tid)
 {
 	printf("  slot %u: %u-bit list, head 0x%" PRIx64, l->slot, l->bits, l->head);
+	if (l->base)
+		printf(", base 0x%" PRIx64 " (guest addresses)", l->base);
 	if (l->end == END_UNREAD) {
 		if (l->err)
 			printf(", head unreadable (%s)", strerror(l->err));

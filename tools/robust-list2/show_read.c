@@ -8,6 +8,11 @@
  * separately.  The target keeps running and may change its lists while we
  * read them, so the walk is bounded (the module's walk limit, and a display
  * cap) and cycle-safe (Brent, as the module): it always ends.
+ *
+ * A based list (robust_list2_set_based()) holds guest addresses: all the
+ * arithmetic above is on them, as in the module, and memory is read at base
+ * + address; an address whose sum overflows cannot be read.  Addresses are
+ * shown as the list holds them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +35,17 @@ static int peek(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return n < 0 ? -errno : -EFAULT;
 }
 
+/* peek() at list address @addr: base + addr. */
+static int peek_list(const struct show *s, const struct list_info *l, uint64_t addr,
+		     void *buf, size_t len)
+{
+	uint64_t host;
+
+	if (__builtin_add_overflow(l->base, addr, &host))
+		return -EFAULT;
+	return peek(s->tgid, host, buf, len);
+}
+
 static int peek_ptr(const struct show *s, const struct list_info *l, uint64_t addr,
 		    uint64_t *v)
 {
@@ -37,8 +53,8 @@ static int peek_ptr(const struct show *s, const struct list_info *l, uint64_t ad
 	int ret;
 
 	if (l->bits == 64)
-		return peek(s->tgid, addr, v, sizeof(*v));
-	ret = peek(s->tgid, addr, &v32, sizeof(v32));
+		return peek_list(s, l, addr, v, sizeof(*v));
+	ret = peek_list(s, l, addr, &v32, sizeof(v32));
 	*v = v32;
 	return ret;
 }
@@ -60,7 +76,7 @@ static void read_word(const struct show *s, const struct list_info *l,
 	if (w->uaddr & (sizeof(uint32_t) - 1))
 		w->err = EINVAL;
 	else
-		w->err = -peek(s->tgid, w->uaddr, &w->word, sizeof(w->word));
+		w->err = -peek_list(s, l, w->uaddr, &w->word, sizeof(w->word));
 }
 
 /* Head fields: next, futex_offset, list_op_pending. */
@@ -72,14 +88,14 @@ static int read_head(const struct show *s, struct list_info *l, uint64_t *first)
 	if (l->bits == 64) {
 		struct { uint64_t next; int64_t off; uint64_t pending; } h;
 
-		ret = peek(s->tgid, l->head, &h, sizeof(h));
+		ret = peek_list(s, l, l->head, &h, sizeof(h));
 		*first = h.next;
 		l->offset = h.off;
 		pending = h.pending;
 	} else {
 		struct { uint32_t next; int32_t off; uint32_t pending; } h;
 
-		ret = peek(s->tgid, l->head, &h, sizeof(h));
+		ret = peek_list(s, l, l->head, &h, sizeof(h));
 		*first = h.next;
 		l->offset = h.off;
 		pending = h.pending;

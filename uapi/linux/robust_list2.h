@@ -92,6 +92,38 @@
  *	EINTR:  a fatal signal arrived while waiting for exec_update_lock.
  *	EOVERFLOW: a 32-bit caller asked for a 64-bit head above 4 GiB.
  *	EFAULT: head_ptr (or the struct) is not writable.
+ *
+ * ROBUST_LIST2_IOC_SET_BASED (in) struct robust_list2_set_based
+ *	Like SET (SET_64 or SET_32) for a list that lives in a guest address
+ *	space, as an emulator that does not map guest memory 1:1 keeps it
+ *	(qemu-user's guest_base): @head and every pointer read from the list
+ *	(next, list_op_pending, and the futex word address after
+ *	futex_offset, wrapped at 32 bits in guest space for SET_32) are guest
+ *	addresses, and the module reads and writes host address @base +
+ *	guest.  The walk ends quietly (counted in @faults) where base +
+ *	pointer overflows or is not below the dying process's TASK_SIZE.
+ *	The base grants nothing new: it is only arithmetic on addresses of
+ *	the dying thread's own address space, which the walk reaches with the
+ *	thread's own user access rights, as with any list; a base into kernel
+ *	space or unmapped memory ends the walk.  @base 0 is SET exactly.
+ *	GET (and get_robust_list2()) answers the guest head as set;
+ *	GET_BASED also answers the base.  The "same head in two slots" rule
+ *	compares host addresses (base + head).  @head 0 empties the slot
+ *	(@base is then ignored).  Returns 0.
+ *	EINVAL: flags or pad non-zero, cmd not SET_64 or SET_32, index >=
+ *		slot count, head not 8-byte aligned (SET_64) or 4-byte
+ *		aligned (SET_32), a SET_32 head above 4 GiB, base not aligned
+ *		as the head must be, base + head above 2^64 - 1, the list
+ *		already registered in another slot of this thread.
+ *	EOPNOTSUPP: ROBUST_LIST2_CMD_SET_64 from a 32-bit (compat) caller.
+ *	ENOMEM: no memory for the thread's slot table or base table.
+ *	EFAULT: bad pointer to the struct.
+ *
+ * ROBUST_LIST2_IOC_GET_BASED (in/out) struct robust_list2_get_based
+ *	A slot's guest head, base and kind: GET without a head_ptr, for
+ *	based slots (a slot set without a base answers base 0).
+ *	EINVAL, ESRCH, EPERM, EINTR: as GET.
+ *	EFAULT: bad pointer to the struct.
  */
 #ifndef _UAPI_LINUX_ROBUST_LIST2_H
 #define _UAPI_LINUX_ROBUST_LIST2_H
@@ -129,6 +161,7 @@
 #define ROBUST_LIST2_F_UNLOCK		(1ULL << 6) /* ROBUST_LIST2_IOC_UNLOCK */
 #define ROBUST_LIST2_F_UNLOCK_WINDOW	(1ULL << 7) /* ROBUST_LIST2_IOC_SET_WINDOW */
 /* bit 8: the prctl(2) fast path of ABI version 1, removed; never reused */
+#define ROBUST_LIST2_F_BASED		(1ULL << 9) /* ROBUST_LIST2_IOC_SET_BASED, _GET_BASED */
 
 /* Bits of robust_list2_unlock.flags. */
 #define ROBUST_LIST2_UNLOCK_POP32	(1U << 0) /* @pop is a 32-bit field */
@@ -179,6 +212,24 @@ struct robust_list2_window {
 	__u64 reserved[3];	/* in: must be 0 */
 };
 
+struct robust_list2_set_based {
+	__u64 head;		/* in: guest address of the head, 0 empties the slot */
+	__u64 base;		/* in: host address = base + guest address */
+	__u32 index;		/* in: slot, 0 .. nr_slots - 1 */
+	__u32 cmd;		/* in: ROBUST_LIST2_CMD_SET_64 or _SET_32 */
+	__u32 flags;		/* in: must be 0 */
+	__u32 pad;		/* in: must be 0 */
+};
+
+struct robust_list2_get_based {
+	__u64 head;		/* out: guest head as set, 0 when the slot is empty */
+	__u64 base;		/* out: its base, 0 for a slot set without one */
+	__s32 pid;		/* in: thread id, 0 for the calling thread */
+	__u32 index;		/* in: slot */
+	__u32 flags;		/* in: must be 0 */
+	__u32 type;		/* out: ROBUST_LIST2_TYPE_* */
+};
+
 struct robust_list2_stats {
 	__u64 tasks;		/* out: threads with at least one slot in use */
 	__u64 walks;		/* out: lists walked at exit or exec */
@@ -201,5 +252,7 @@ struct robust_list2_stats {
 #define ROBUST_LIST2_IOC_CREATE	_IOW (ROBUST_LIST2_IOC_TYPE, 0x04, struct robust_list2_set)
 #define ROBUST_LIST2_IOC_UNLOCK	_IOWR(ROBUST_LIST2_IOC_TYPE, 0x05, struct robust_list2_unlock)
 #define ROBUST_LIST2_IOC_SET_WINDOW _IOW (ROBUST_LIST2_IOC_TYPE, 0x06, struct robust_list2_window)
+#define ROBUST_LIST2_IOC_SET_BASED _IOW (ROBUST_LIST2_IOC_TYPE, 0x07, struct robust_list2_set_based)
+#define ROBUST_LIST2_IOC_GET_BASED _IOWR(ROBUST_LIST2_IOC_TYPE, 0x08, struct robust_list2_get_based)
 
 #endif /* _UAPI_LINUX_ROBUST_LIST2_H */
