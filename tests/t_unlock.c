@@ -352,11 +352,11 @@ extern const char rl2__window32_start[] __attribute__((visibility("hidden")));
  */
 static void step_store_exclusive(pid_t pid, struct race *r)
 {
-	const char *win = r->how == TRY32 ? rl2__window32_start : rl2__window64_start;
+	const char *win = race_is32(r) ? rl2__window32_start : rl2__window64_start;
 	struct user_pt_regs regs;
 	struct iovec iov = { &regs, sizeof(regs) };
 
-	if (r->how != TRY64 && r->how != TRY32)
+	if (r->how != TRY64 && !race_is32(r))
 		return;
 	assert_int_equal(0, ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov));
 	if (regs.pc != (uintptr_t)win - 4)
@@ -375,10 +375,10 @@ extern const char rl2__window32_start[] __attribute__((visibility("hidden")));
 /* The same for an armhf program: its strex, status in r3 (try_unlock_arm.S). */
 static void step_store_exclusive(pid_t pid, struct race *r)
 {
-	const char *win = r->how == TRY32 ? rl2__window32_start : rl2__window64_start;
+	const char *win = race_is32(r) ? rl2__window32_start : rl2__window64_start;
 	struct user_regs regs;
 
-	if (r->how != TRY64 && r->how != TRY32)
+	if (r->how != TRY64 && !race_is32(r))
 		return;
 	assert_int_equal(0, ptrace(PTRACE_GETREGS, pid, NULL, &regs));
 	if (regs.uregs[15] != (uintptr_t)win - 4)
