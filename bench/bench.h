@@ -49,6 +49,7 @@ void bench_register(void);
 void bench_unlock(void);
 void bench_exit(void);
 void bench_scale(void);
+void bench_recovery(void);
 
 /* A lock as the exit walk sees it: list entry, then the futex word. */
 struct lock64 {

@@ -31,6 +31,8 @@ static const struct area {
 	  "try-unlock vs cmpxchg; unlock call vs FUTEX_WAKE; on 7.2, vs the kernel's" },
 	{ "exit", bench_exit,
 	  "exit walk of N locks in 1 or 8 slots vs the legacy list" },
+	{ "recovery", bench_recovery,
+	  "SIGKILL of a holder of N locks -> last waiter back: legacy, 1/8 slots, pidfd watchdog" },
 	{ "scale", bench_scale,
 	  "1k/5k/10k threads alive with 8 slots each vs plain threads" },
 };
