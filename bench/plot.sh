@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # plot.sh RESULTS.CSV OUT.PNG [TITLE]: the figure of a benchmark run (gnuplot).
 #  top:    every ratio with a target (and the unlock paths), median and min-max
-#  bottom: time until the last waiter wakes against N; cost per thread at scale
+#  bottom: time until the last waiter wakes against N (thread exit; SIGKILL of a
+#          process); cost per thread at scale
 set -euo pipefail
 csv=${1:?usage: plot.sh RESULTS.CSV OUT.PNG [TITLE]} png=${2:?usage: plot.sh RESULTS.CSV OUT.PNG [TITLE]}
 title=${3:-robust_list2 benchmark}
@@ -10,7 +11,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Ratios: label, median, min, max, target (0 = none).
-awk -F, 'NR > 1 && ($13 != "" || $1 == "unlock" || $2 ~ /noise floor/) && $14 != "capped" {
+awk -F, 'NR > 1 && ($13 != "" || $1 == "unlock" || $2 ~ /noise floor/) && $14 != "capped" &&
+	$1 != "recovery" {
 	l = $2
 	sub(/: [^:]* vs [^:]* \(noise floor\)/, " A/A noise", l)
 	sub(/ vs .*/, "", l)
@@ -34,6 +36,17 @@ awk -F, 'NR > 1 && $2 ~ /^last waiter wakes/ {
 	for (k in n) printf "%s %s %s %s\n", k, (k in leg ? leg[k] : "?"),
 		(k in one ? one[k] : "?"), (k in eight ? eight[k] : "?")
 }' "$csv" | sort -n >"$tmp/wake.dat"
+
+# Recovery: N legacy 1slot 8slots watchdog (us); "?" where missing.
+awk -F, 'NR > 1 && $1 == "recovery" {
+	n[$3] = 1
+	if ($2 ~ /1 slot vs legacy/) { one[$3] = $5; leg[$3] = $6 }
+	if ($2 ~ /8 slots vs legacy/) eight[$3] = $5
+	if ($2 ~ /1 slot vs pidfd watchdog/) wd[$3] = $6
+} END {
+	for (k in n) printf "%s %s %s %s %s\n", k, (k in leg ? leg[k] : "?"),
+		(k in one ? one[k] : "?"), (k in eight ? eight[k] : "?"), (k in wd ? wd[k] : "?")
+}' "$csv" | sort -n >"$tmp/recovery.dat"
 
 # Scale: threads, ours, plain, per vCPU count.
 for c in 1 2; do
@@ -64,9 +77,9 @@ done
 	     1 with lines dt 2 lc rgb "gray" notitle
 	unset xtics
 	set xtics norotate font ",9"
-	set size 0.5,0.42
+	set size 0.34,0.42
 	set origin 0,0
-	set title "exit: request to last waiter woken (4 waiters, last on the last entry)"
+	set title "exit: request to last waiter woken\n(4 waiters, last on the last entry)"
 	set logscale xy
 	set xlabel "locks held N"
 	set ylabel "us"
@@ -75,8 +88,14 @@ done
 	plot "$tmp/wake.dat" using 1:2 with linespoints pt 7 title "legacy list (stops at 2048)", \
 	     "" using 1:3 with linespoints pt 5 title "robust_list2, 1 slot", \
 	     "" using 1:4 with linespoints pt 9 title "robust_list2, 8 slots"
+	set origin 0.33,0
+	set title "recovery: SIGKILL of the holder to last waiter\nback with EOWNERDEAD (one waiter per lock)"
+	plot "$tmp/recovery.dat" using 1:2 with linespoints pt 7 title "legacy list", \
+	     "" using 1:3 with linespoints pt 5 title "robust_list2, 1 slot", \
+	     "" using 1:4 with linespoints pt 9 title "robust_list2, 8 slots", \
+	     "" using 1:5 with linespoints pt 13 title "pidfd watchdog"
 	unset logscale
-	set origin 0.5,0
+	set origin 0.66,0
 	set title "scale: all threads alive, each registers 8 slots, then all exit"
 	set xlabel "threads"
 	set ylabel "us per thread (create+register+exit+join)"

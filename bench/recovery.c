@@ -477,6 +477,7 @@ void bench_recovery(void)
 	static struct rec_data d;
 	struct rec_ctl *c;
 	pid_t waiters;
+	uint64_t t0;
 	int devfd, st;
 
 	progress("recovery: SIGKILL of a holder of N locks -> last waiter back, legacy / 1 slot / 8 slots / pidfd watchdog");
@@ -516,7 +517,9 @@ void bench_recovery(void)
 	}
 
 	memset(&d, 0, sizeof(d));
+	t0 = now_ns();
 	rec_measure(&d, waiters);
+	progress("recovery: %d rounds in %.1f s", opt_rounds, (now_ns() - t0) / 1e9);
 	rec_report(&d);
 
 	store_wake_shared(&ctl->quit, 1);
