@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rl2_bench's shared harness (harness.c) and its measured areas, one file
- * each (register.c, unlock.c, exit.c, bystander.c, scale.c).
+ * each (register.c, unlock.c, exit.c, bystander.c, recovery.c, scale.c).
  *
  * Every figure is a ratio of ours to an anchor measured in the same run,
  * interleaved with it at the finest grain the test allows: absolute
