@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The guest of `make check-emulator`: an i386 program (-m32 -static) run
- * under qemu-i386 in the test VM.  A child process takes a robust,
+ * The guest of `make check-emulator`: an i386 (-m32 -static) or x86_64
+ * (-static) program run under qemu-i386 or qemu-x86_64 in the test VM, on
+ * x86-64 and on arm64 kernels.  A child process takes a robust,
  * process-shared mutex and is SIGKILLed while the parent waits for the
  * mutex; the parent must get EOWNERDEAD, make the mutex consistent and go
  * on using it.  Under a qemu-user without robust list support the parent

@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Run inside the test VM by scripts/check-emulator:
-#   in-vm.sh PATCHED_QEMU DEBIAN_QEMU GUEST
-# runs GUEST under both emulators and prints one "emulator: NAME exit N" line
-# after each; the host judges the guest's own lines.
-for q in "$1:patched" "$2:debian"; do
-	"${q%:*}" "$3"
-	echo "emulator: ${q##*:} exit $?"
+#   in-vm.sh NAME:QEMU:GUEST...
+# runs each GUEST under its QEMU, between an "emulator: NAME begin" line and
+# an "emulator: NAME exit N" line; the host judges the guest's own lines.
+for r in "$@"; do
+	name=${r%%:*} rest=${r#*:}
+	echo "emulator: $name begin"
+	"${rest%%:*}" "${rest#*:}"
+	echo "emulator: $name exit $?"
 done
 exit 0
