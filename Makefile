@@ -102,8 +102,9 @@ check-debug: lib
 	TIMEOUT=$(DEBUG_TIMEOUT) TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/check-vm $(DEBUG_KERNEL)
 
 # qemu-user's guests with robust mutexes (integrations/qemu-user/): builds a
-# patched qemu-i386 (cached; 1.5-3 min fresh), then one VM per x86-64 kernel runs
-# an i386 guest under it and, as the control, under Debian's qemu-i386-static.
+# patched qemu-i386 and qemu-x86_64 for amd64 and for arm64 (cached; ~3 min
+# each fresh), then one VM per x86-64 and arm64 kernel runs an i386 and an
+# x86_64 guest under them and, as the control, under Debian's qemu-user-static.
 # Not part of `make check`: see integrations/qemu-user/README.md for the times.
 check-emulator: lib
 	scripts/deps --qemu

@@ -1,11 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Run inside the test VM by scripts/check-emulator:
-#   in-vm.sh PATCHED_QEMU DEBIAN_QEMU GUEST
-# runs GUEST under both emulators and prints one "emulator: NAME exit N" line
-# after each; the host judges the guest's own lines.
-for q in "$1:patched" "$2:debian"; do
-	"${q%:*}" "$3"
-	echo "emulator: ${q##*:} exit $?"
+#   in-vm.sh NAME:PROG[:ARG]...
+# runs each PROG with its ARGs (colon-separated, no spaces) between an
+# "emulator: NAME begin" line and an "emulator: NAME exit N" line; the host
+# judges the guest's own lines.
+for r in "$@"; do
+	name=${r%%:*}
+	cmd=$(echo "${r#*:}" | tr : ' ')
+	echo "emulator: $name begin"
+	# shellcheck disable=SC2086 # the words of the command
+	$cmd
+	echo "emulator: $name exit $?"
 done
 exit 0
