@@ -32,7 +32,6 @@
 
 #include "compat.h"
 #include "rl2_types.h"
-#include "compat.h"
 #include "window.h"
 #include "uaccess.h"
 
@@ -125,26 +124,35 @@ static bool rl2_is_pending_field(struct rl2_task *rec, unsigned long pop,
 	return false;
 }
 
+/* The width of the pending field if @ip is inside @win, else 0. */
+static unsigned int rl2_window_registered(struct rl2_window *win,
+					  unsigned long ip)
+{
+	if (!win)
+		return 0;
+	if (ip >= win->start64 && ip < win->end64)
+		return sizeof(u64);
+	if (ip >= win->start32 && ip < win->end32)
+		return sizeof(u32);
+	return 0;
+}
+
 /**
  * rl2_window_fixup - finish a try-unlock the dying thread was inside
  * @rec: its record; current is the thread
  */
 void rl2_window_fixup(struct rl2_task *rec)
 {
-	struct rl2_window *win = rec->window;
 	struct pt_regs *regs = task_pt_regs(current);
-	unsigned long ip, pop;
+	unsigned long pop;
 	unsigned int size;
 
-	if (!win || !current->mm || !user_mode(regs) ||
-	    !rl2_window_released(regs))
+	if (!current->mm || !user_mode(regs) || !rl2_window_released(regs))
 		return;
-	ip = instruction_pointer(regs);
-	if (ip >= win->start64 && ip < win->end64)
-		size = sizeof(u64);
-	else if (ip >= win->start32 && ip < win->end32)
-		size = sizeof(u32);
-	else
+	size = rl2_window_registered(rec->window, instruction_pointer(regs));
+	if (!size)
+		size = rl2_window_insn(regs);
+	if (!size)
 		return;
 
 	pop = rl2_window_pop(regs);

@@ -98,6 +98,70 @@ uint32_t robust_list2_try_unlock64(uint32_t *lock, uint32_t tid, uint64_t *pop);
 uint32_t robust_list2_try_unlock32(uint32_t *lock, uint32_t tid, uint32_t *pop);
 
 /*
+ * The same two functions inlined in the caller, on x86 (x86-64 and i386;
+ * ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE says they exist).  Each copy is the
+ * library's instructions byte for byte: the asm below is written as .byte
+ * so that neither the compiler nor the assembler can choose other
+ * registers or encodings, and its operands are pinned to the registers
+ * those bytes name.  The module recognises the copy a dying thread is
+ * inside by these bytes at its instruction pointer, with no registration:
+ * every copy in every object of the process is covered (a module with
+ * ROBUST_LIST2_F_INLINE_WINDOW in robust_list2_info()'s features).
+ */
+#if (defined(__x86_64__) && !defined(__ILP32__)) || defined(__i386__)
+#define ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE 1
+
+#ifdef __x86_64__
+/* lock cmpxchg %ecx, (%rdi); jnz 1f; movq $0, (%rdx); 1: */
+#define ROBUST_LIST2_TRY_UNLOCK64_CODE \
+	".byte 0xf0, 0x0f, 0xb1, 0x0f, 0x75, 0x07, " \
+	"0x48, 0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
+/* lock cmpxchg %ecx, (%rdi); jnz 1f; movl $0, (%rdx); 1: */
+#define ROBUST_LIST2_TRY_UNLOCK32_CODE \
+	".byte 0xf0, 0x0f, 0xb1, 0x0f, 0x75, 0x06, " \
+	"0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
+#define ROBUST_LIST2_TRY_UNLOCK_ASM(code, old, lock, pop)		\
+	__asm__ __volatile__(code					\
+			     : "+a" (old)				\
+			     : "D" (lock), "c" (0U), "d" (pop)		\
+			     : "memory", "cc")
+#else
+/* lock cmpxchg %ebx, (%ecx); jnz 1f; movl $0, (%edx); movl $0, 4(%edx); 1: */
+#define ROBUST_LIST2_TRY_UNLOCK64_CODE \
+	".byte 0xf0, 0x0f, 0xb1, 0x19, 0x75, 0x0d, " \
+	"0xc7, 0x02, 0x00, 0x00, 0x00, 0x00, " \
+	"0xc7, 0x42, 0x04, 0x00, 0x00, 0x00, 0x00"
+/* lock cmpxchg %ebx, (%ecx); jnz 1f; movl $0, (%edx); 1: */
+#define ROBUST_LIST2_TRY_UNLOCK32_CODE \
+	".byte 0xf0, 0x0f, 0xb1, 0x19, 0x75, 0x06, " \
+	"0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
+#define ROBUST_LIST2_TRY_UNLOCK_ASM(code, old, lock, pop)		\
+	__asm__ __volatile__(code					\
+			     : "+a" (old)				\
+			     : "c" (lock), "b" (0U), "d" (pop)		\
+			     : "memory", "cc")
+#endif
+
+static inline uint32_t robust_list2_try_unlock64_inline(uint32_t *lock, uint32_t tid,
+							 uint64_t *pop)
+{
+	uint32_t old = tid;
+
+	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK64_CODE, old, lock, pop);
+	return old;
+}
+
+static inline uint32_t robust_list2_try_unlock32_inline(uint32_t *lock, uint32_t tid,
+							 uint32_t *pop)
+{
+	uint32_t old = tid;
+
+	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK32_CODE, old, lock, pop);
+	return old;
+}
+#endif
+
+/*
  * Register, at @index of this thread, a list that lives in a guest address
  * space (an emulator's guest): @head and every pointer in the list are
  * guest addresses, host address = @base + guest address.  @cmd:
