@@ -253,10 +253,11 @@ static void test_try_unlock_contract(void **state)
  * guest).  *_INLINE: the header's inline try-unlock, a copy in this file;
  * *_COPY: a copy in another object (lib/try_unlock_copy.c), with the slot
  * set through a descriptor of its own that never registered a window: the
- * module knows those copies by their bytes only.
+ * module knows those copies by their bytes only.  TRY32_FAR: a copy
+ * whose jnz has the long form (0f 85 rel32), with no window either.
  */
 enum how { PLAIN, TRY64, TRY32, IOCTL, TRY32_BASED, TRY64_INLINE, TRY32_INLINE,
-	   TRY64_COPY, TRY32_COPY };
+	   TRY64_COPY, TRY32_COPY, TRY32_FAR };
 
 struct race {
 	enum how how;
@@ -272,7 +273,7 @@ struct race {
 static bool race_is32(struct race *r)
 {
 	return r->how == TRY32 || r->how == TRY32_BASED || r->how == TRY32_INLINE ||
-	       r->how == TRY32_COPY;
+	       r->how == TRY32_COPY || r->how == TRY32_FAR;
 }
 
 static uint32_t *race_word(struct race *r)
@@ -320,6 +321,9 @@ static void try_unlock_inline(struct race *r, uint32_t tid)
 	case TRY32_COPY:
 		th_try_unlock32_copy(&r->lock32.futex, tid, &r->head32.list_op_pending);
 		break;
+	case TRY32_FAR:
+		th_try_unlock32_far(&r->lock32.futex, tid, &r->head32.list_op_pending);
+		break;
 	default:
 		abort();
 	}
@@ -349,7 +353,7 @@ static int racer(void *p)
 	} else if (race_is32(r)) {
 		r->lock32.futex = tid;
 		th_list32_add(&r->head32, &r->lock32, false);
-		if (r->how == TRY32_COPY)
+		if (r->how == TRY32_COPY || r->how == TRY32_FAR)
 			ret = set_without_window(&r->head32, FUTEX_ROBUST_LIST_CMD_SET_32);
 		else
 			ret = set_robust_list2((void *)&r->head32, 4,
@@ -622,6 +626,16 @@ static void test_race_try_unlock32_copy_at_store(void **state)
 	race_inline_case(TRY32_COPY, 1);
 }
 
+static void test_race_try_unlock32_far_jump(void **state)
+{
+	race_inline_case(TRY32_FAR, 0);
+}
+
+static void test_race_try_unlock32_far_jump_at_store(void **state)
+{
+	race_inline_case(TRY32_FAR, 1);
+}
+
 static void test_race_unlock_call_has_no_window(void **state)
 {
 	bool pending;
@@ -656,6 +670,8 @@ int main(void)
 		cmocka_unit_test(test_race_try_unlock64_copy_without_window),
 		cmocka_unit_test(test_race_try_unlock32_copy_without_window),
 		cmocka_unit_test(test_race_try_unlock32_copy_at_store),
+		cmocka_unit_test(test_race_try_unlock32_far_jump),
+		cmocka_unit_test(test_race_try_unlock32_far_jump_at_store),
 		cmocka_unit_test(test_race_unlock_call_has_no_window),
 	};
 

@@ -99,65 +99,86 @@ uint32_t robust_list2_try_unlock32(uint32_t *lock, uint32_t tid, uint32_t *pop);
 
 /*
  * The same two functions inlined in the caller, on x86 (x86-64 and i386;
- * ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE says they exist).  Each copy is the
- * library's instructions byte for byte: the asm below is written as .byte
- * so that neither the compiler nor the assembler can choose other
- * registers or encodings, and its operands are pinned to the registers
- * those bytes name.  The module recognises the copy a dying thread is
- * inside by these bytes at its instruction pointer, with no registration:
- * every copy in every object of the process is covered (a module with
- * ROBUST_LIST2_F_INLINE_WINDOW in robust_list2_info()'s features).
+ * ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE says they exist): no call, about the
+ * cost of a plain compare-exchange unlock.  The compare-exchange and the
+ * store are the library's instructions byte for byte, written as .byte
+ * with their operands pinned to the registers those bytes name, so no
+ * compiler or assembler can change them; only the jnz between them, to the
+ * caller's slow path, is the assembler's.  The module recognises a copy by
+ * these bytes at a dying thread's instruction pointer, with no
+ * registration, so every copy in every object of the process is covered
+ * (a module with ROBUST_LIST2_F_INLINE_WINDOW in robust_list2_info()'s
+ * features).  Returns @tid if the lock was released, else the word as read
+ * after the compare-exchange failed (never @tid).
  */
 #if (defined(__x86_64__) && !defined(__ILP32__)) || defined(__i386__)
 #define ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE 1
 
 #ifdef __x86_64__
-/* lock cmpxchg %ecx, (%rdi); jnz 1f; movq $0, (%rdx); 1: */
-#define ROBUST_LIST2_TRY_UNLOCK64_CODE \
-	".byte 0xf0, 0x0f, 0xb1, 0x0f, 0x75, 0x07, " \
-	"0x48, 0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
-/* lock cmpxchg %ecx, (%rdi); jnz 1f; movl $0, (%rdx); 1: */
-#define ROBUST_LIST2_TRY_UNLOCK32_CODE \
-	".byte 0xf0, 0x0f, 0xb1, 0x0f, 0x75, 0x06, " \
-	"0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
-#define ROBUST_LIST2_TRY_UNLOCK_ASM(code, old, lock, pop)		\
-	__asm__ __volatile__(code					\
-			     : "+a" (old)				\
-			     : "D" (lock), "c" (0U), "d" (pop)		\
-			     : "memory", "cc")
+/* lock cmpxchg %ecx, (%rdi) */
+#define ROBUST_LIST2_TRY_UNLOCK_CAS ".byte 0xf0, 0x0f, 0xb1, 0x0f"
+/* movq $0, (%rdx) */
+#define ROBUST_LIST2_TRY_UNLOCK64_STORE ".byte 0x48, 0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
+/* movl $0, (%rdx) */
+#define ROBUST_LIST2_TRY_UNLOCK32_STORE ".byte 0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
+#define ROBUST_LIST2_TRY_UNLOCK_REGS(lock, pop) "D" (lock), "c" (0U), "d" (pop)
 #else
-/* lock cmpxchg %ebx, (%ecx); jnz 1f; movl $0, (%edx); movl $0, 4(%edx); 1: */
-#define ROBUST_LIST2_TRY_UNLOCK64_CODE \
-	".byte 0xf0, 0x0f, 0xb1, 0x19, 0x75, 0x0d, " \
-	"0xc7, 0x02, 0x00, 0x00, 0x00, 0x00, " \
-	"0xc7, 0x42, 0x04, 0x00, 0x00, 0x00, 0x00"
-/* lock cmpxchg %ebx, (%ecx); jnz 1f; movl $0, (%edx); 1: */
-#define ROBUST_LIST2_TRY_UNLOCK32_CODE \
-	".byte 0xf0, 0x0f, 0xb1, 0x19, 0x75, 0x06, " \
-	"0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
-#define ROBUST_LIST2_TRY_UNLOCK_ASM(code, old, lock, pop)		\
-	__asm__ __volatile__(code					\
-			     : "+a" (old)				\
-			     : "c" (lock), "b" (0U), "d" (pop)		\
-			     : "memory", "cc")
+/* lock cmpxchg %ebx, (%ecx) */
+#define ROBUST_LIST2_TRY_UNLOCK_CAS ".byte 0xf0, 0x0f, 0xb1, 0x19"
+/* movl $0, (%edx); movl $0, 4(%edx) */
+#define ROBUST_LIST2_TRY_UNLOCK64_STORE \
+	".byte 0xc7, 0x02, 0x00, 0x00, 0x00, 0x00, 0xc7, 0x42, 0x04, 0x00, 0x00, 0x00, 0x00"
+/* movl $0, (%edx) */
+#define ROBUST_LIST2_TRY_UNLOCK32_STORE ".byte 0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
+#define ROBUST_LIST2_TRY_UNLOCK_REGS(lock, pop) "c" (lock), "b" (0U), "d" (pop)
 #endif
+
+/*
+ * Expected value (@tid) into %eax, then the compare-exchange; on failure
+ * to @busy, else the store.  "memory": the release orders the critical
+ * section's accesses before it, as any unlock must.
+ */
+#define ROBUST_LIST2_TRY_UNLOCK_ASM(store, tid, lock, pop, busy)		\
+	__asm__ __volatile__ goto("mov{l %k[rl2_tid], %%eax| eax, %k[rl2_tid]}\n\t" \
+				  ROBUST_LIST2_TRY_UNLOCK_CAS "\n\t"		\
+				  "jnz %l[" #busy "]\n\t"			\
+				  store						\
+				  : /* no outputs */				\
+				  : [rl2_tid] "r" (tid),			\
+				    ROBUST_LIST2_TRY_UNLOCK_REGS(lock, pop)	\
+				  : "eax", "memory", "cc"			\
+				  : busy)
 
 static inline uint32_t robust_list2_try_unlock64_inline(uint32_t *lock, uint32_t tid,
 							 uint64_t *pop)
 {
-	uint32_t old = tid;
+	uint32_t old;
 
-	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK64_CODE, old, lock, pop);
-	return old;
+	for (;;) {
+		ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK64_STORE, tid, lock, pop,
+					    rl2_busy);
+		return tid;
+rl2_busy:
+		old = __atomic_load_n(lock, __ATOMIC_RELAXED);
+		if (old != tid)
+			return old;
+	}
 }
 
 static inline uint32_t robust_list2_try_unlock32_inline(uint32_t *lock, uint32_t tid,
 							 uint32_t *pop)
 {
-	uint32_t old = tid;
+	uint32_t old;
 
-	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK32_CODE, old, lock, pop);
-	return old;
+	for (;;) {
+		ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK32_STORE, tid, lock, pop,
+					    rl2_busy);
+		return tid;
+rl2_busy:
+		old = __atomic_load_n(lock, __ATOMIC_RELAXED);
+		if (old != tid)
+			return old;
+	}
 }
 #endif
 

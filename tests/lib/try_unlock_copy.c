@@ -18,4 +18,23 @@ __attribute__((noinline)) uint32_t th_try_unlock32_copy(uint32_t *lock, uint32_t
 {
 	return robust_list2_try_unlock32_inline(lock, tid, pop);
 }
+
+/*
+ * The header's instructions with the jnz in its long form (0f 85 rel32),
+ * as a compiler emits it when the slow path is far away, e.g. in
+ * .text.unlikely: the module must recognise that form as well.
+ */
+__attribute__((noinline)) uint32_t th_try_unlock32_far(uint32_t *lock, uint32_t tid,
+							uint32_t *pop)
+{
+	__asm__ __volatile__ goto("movl %k[t], %%eax\n\t"
+				  ROBUST_LIST2_TRY_UNLOCK_CAS "\n\t"
+				  "%{disp32%} jnz %l[busy]\n\t"
+				  ROBUST_LIST2_TRY_UNLOCK32_STORE
+				  : : [t] "r" (tid), ROBUST_LIST2_TRY_UNLOCK_REGS(lock, pop)
+				  : "eax", "memory", "cc" : busy);
+	return tid;
+busy:
+	return __atomic_load_n(lock, __ATOMIC_RELAXED);
+}
 #endif

@@ -9,6 +9,7 @@
 #ifdef ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE
 uint32_t th_try_unlock64_copy(uint32_t *lock, uint32_t tid, uint64_t *pop);
 uint32_t th_try_unlock32_copy(uint32_t *lock, uint32_t tid, uint32_t *pop);
+uint32_t th_try_unlock32_far(uint32_t *lock, uint32_t tid, uint32_t *pop);
 #endif
 
 #endif /* TH_TRY_UNLOCK_COPY_H */
