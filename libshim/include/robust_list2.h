@@ -109,7 +109,9 @@ uint32_t robust_list2_try_unlock32(uint32_t *lock, uint32_t tid, uint32_t *pop);
  * registration, so every copy in every object of the process is covered
  * (a module with ROBUST_LIST2_F_INLINE_WINDOW in robust_list2_info()'s
  * features).  Returns @tid if the lock was released, else the word as read
- * after the compare-exchange failed (never @tid).
+ * right after the compare-exchange failed; should that read be @tid (the
+ * word changed in between: a caller's bug), FUTEX_WAITERS is added, so the
+ * caller releases it through robust_list2_unlock() as for a waiter.
  */
 #if (defined(__x86_64__) && !defined(__ILP32__)) || defined(__i386__)
 #define ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE 1
@@ -154,15 +156,11 @@ static inline uint32_t robust_list2_try_unlock64_inline(uint32_t *lock, uint32_t
 {
 	uint32_t old;
 
-	for (;;) {
-		ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK64_STORE, tid, lock, pop,
-					    rl2_busy);
-		return tid;
+	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK64_STORE, tid, lock, pop, rl2_busy);
+	return tid;
 rl2_busy:
-		old = __atomic_load_n(lock, __ATOMIC_RELAXED);
-		if (old != tid)
-			return old;
-	}
+	old = __atomic_load_n(lock, __ATOMIC_RELAXED);
+	return old != tid ? old : old | FUTEX_WAITERS;
 }
 
 static inline uint32_t robust_list2_try_unlock32_inline(uint32_t *lock, uint32_t tid,
@@ -170,15 +168,11 @@ static inline uint32_t robust_list2_try_unlock32_inline(uint32_t *lock, uint32_t
 {
 	uint32_t old;
 
-	for (;;) {
-		ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK32_STORE, tid, lock, pop,
-					    rl2_busy);
-		return tid;
+	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK32_STORE, tid, lock, pop, rl2_busy);
+	return tid;
 rl2_busy:
-		old = __atomic_load_n(lock, __ATOMIC_RELAXED);
-		if (old != tid)
-			return old;
-	}
+	old = __atomic_load_n(lock, __ATOMIC_RELAXED);
+	return old != tid ? old : old | FUTEX_WAITERS;
 }
 #endif
 
