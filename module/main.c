@@ -74,6 +74,8 @@ static long rl2_ioctl_info(void __user *uarg)
 
 	if (!rl2_caller_is_compat())
 		info.features |= ROBUST_LIST2_F_LIST64;
+	if (RL2_INSN_WINDOWS)
+		info.features |= ROBUST_LIST2_F_INLINE_WINDOW;
 	if (copy_to_user(uarg, &info, sizeof(info)))
 		return -EFAULT;
 	return 0;

@@ -1,26 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The try-unlock window.  The library's try-unlock (libshim/try_unlock_*.S)
- * releases an uncontended robust futex without a system call.  Its only
- * instructions between a successful compare-exchange and the store that
- * clears *pop form a window the library registers per open file
- * (ROBUST_LIST2_IOC_SET_WINDOW).  A thread that dies with its user ip in
- * the window and the release flag set (ZF on x86, Z on arm64) has released
- * the word but not cleared *pop; the exit hook calls rl2_window_fixup()
- * before the walk, which finishes the unlock by clearing *pop, so the walk
- * never touches the released word (which another thread may already have
- * freed and reused).  (E)DX on x86, x2 on arm64 holds pop there (the arch
- * headers next to compat.h).  The fix-up only ever clears a pending field
- * of one of the dying thread's own registered lists, so a forged window
- * can make the module do nothing else.
+ * and the header's inline copies of it (robust_list2_try_unlock{64,32}_
+ * inline(), x86) release an uncontended robust futex without a system
+ * call.  Their only instructions between a successful compare-exchange
+ * and the store that clears *pop form a window.  A thread that dies with
+ * its user ip in a window and the release flag set (ZF on x86, Z on arm64)
+ * has released the word but not cleared *pop; the exit hook calls
+ * rl2_window_fixup() before the walk, which finishes the unlock by
+ * clearing *pop, so the walk never touches the released word (which
+ * another thread may already have freed and reused).  (E)DX on x86, x2 on
+ * arm64 holds pop there (the arch headers next to compat.h).
+ *
+ * Two ways to know a window:
+ * - by its instruction bytes at the ip (x86, rl2_window_insn() in
+ *   arch-x86.h): the compare-exchange and the store(s) are fixed bytes in
+ *   the library and in every inline copy, with any jnz between them.  No
+ *   registration, so every copy in every object of the process is
+ *   covered, whatever descriptor the slots were set through.  The code is
+ *   read with page faults disabled: a few bytes, only when the flag is
+ *   set, and never a wait on I/O in a dying thread.
+ * - by the addresses the library registers per open file
+ *   (ROBUST_LIST2_IOC_SET_WINDOW).  Kept: arm64 has no inline copy and no
+ *   byte recognition (its window starts after a store-exclusive whose
+ *   retry branch the caller's layout would change), a library older than
+ *   the byte recognition still registers, and on x86 it is checked first
+ *   and costs no user read.
+ *
+ * Either way the fix-up only ever clears a pending field of one of the
+ * dying thread's own registered lists, of the window's width, so a forged
+ * window (registered addresses, or code that merely looks like the
+ * try-unlock, with ZF set and DX chosen) can make the module do nothing
+ * else.
  *
  * What remains: a signal handler that runs while the thread is inside the
  * window, and kills the thread from the handler.  Its pt_regs then show the
  * handler, not the window (the interrupted context sits in the signal
  * frame on the user stack), so the pending entry is walked as before.
+ * Also a window on a text page that is not present at the exit.
  *
- * Lifetime: a window is immutable once set, referenced by its file and by
- * the record of every thread that set a slot through that file.
+ * Lifetime: a registered window is immutable once set, referenced by its
+ * file and by the record of every thread that set a slot through that
+ * file.
  */
 #include <linux/fs.h>
 #include <linux/slab.h>
@@ -32,7 +53,6 @@
 
 #include "compat.h"
 #include "rl2_types.h"
-#include "compat.h"
 #include "window.h"
 #include "uaccess.h"
 
@@ -125,26 +145,35 @@ static bool rl2_is_pending_field(struct rl2_task *rec, unsigned long pop,
 	return false;
 }
 
+/* The width of the pending field if @ip is inside @win, else 0. */
+static unsigned int rl2_window_registered(struct rl2_window *win,
+					  unsigned long ip)
+{
+	if (!win)
+		return 0;
+	if (ip >= win->start64 && ip < win->end64)
+		return sizeof(u64);
+	if (ip >= win->start32 && ip < win->end32)
+		return sizeof(u32);
+	return 0;
+}
+
 /**
  * rl2_window_fixup - finish a try-unlock the dying thread was inside
  * @rec: its record; current is the thread
  */
 void rl2_window_fixup(struct rl2_task *rec)
 {
-	struct rl2_window *win = rec->window;
 	struct pt_regs *regs = task_pt_regs(current);
-	unsigned long ip, pop;
+	unsigned long pop;
 	unsigned int size;
 
-	if (!win || !current->mm || !user_mode(regs) ||
-	    !rl2_window_released(regs))
+	if (!current->mm || !user_mode(regs) || !rl2_window_released(regs))
 		return;
-	ip = instruction_pointer(regs);
-	if (ip >= win->start64 && ip < win->end64)
-		size = sizeof(u64);
-	else if (ip >= win->start32 && ip < win->end32)
-		size = sizeof(u32);
-	else
+	size = rl2_window_registered(rec->window, instruction_pointer(regs));
+	if (!size)
+		size = rl2_window_insn(regs);
+	if (!size)
 		return;
 
 	pop = rl2_window_pop(regs);

@@ -14,6 +14,7 @@
  * __u64).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -336,10 +337,20 @@ static void test_unlock_kernel_error_is_minus_one_errno(void **state)
 #define POP32_SENTINEL	0xcafef00dU
 #define WORD_SENTINEL	0xa5a5a5a5U
 
-static uint32_t try_unlock(int width, uint32_t *word, uint32_t tid, void *pop)
+/* @mode 64, 32: the library's functions; -64, -32: the header's inline ones. */
+static uint32_t try_unlock(int mode, uint32_t *word, uint32_t tid, void *pop)
 {
-	return width == 64 ? robust_list2_try_unlock64(word, tid, pop) :
-			     robust_list2_try_unlock32(word, tid, pop);
+#ifdef ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE
+	if (mode == -64)
+		return robust_list2_try_unlock64_inline(word, tid, pop);
+	if (mode == -32)
+		return robust_list2_try_unlock32_inline(word, tid, pop);
+#else
+	if (mode < 0)
+		skip();		/* the header offers them on x86 only */
+#endif
+	return mode == 64 ? robust_list2_try_unlock64(word, tid, pop) :
+			    robust_list2_try_unlock32(word, tid, pop);
 }
 
 /*
@@ -373,7 +384,7 @@ static void pops_check(const struct pops *p, const void *cleared)
 
 static void test_try_unlock_own_word_released_and_pop_cleared(void **state)
 {
-	int width = *(int *)*state;
+	int mode = *(int *)*state, width = abs(mode);
 	const uint32_t tids[] = { (uint32_t)gettid(), 1, FUTEX_TID_MASK };
 	struct pops p;
 
@@ -385,7 +396,7 @@ static void test_try_unlock_own_word_released_and_pop_cleared(void **state)
 
 			pops_fill(&p);
 			assert_int_equal(tids[t],
-					 try_unlock(width, &word, tids[t], pop));
+					 try_unlock(mode, &word, tids[t], pop));
 			assert_int_equal(0, word);
 			pops_check(&p, pop);
 		}
@@ -402,7 +413,7 @@ static void test_try_unlock_own_word_released_and_pop_cleared(void **state)
  */
 static void test_try_unlock_other_word_untouched(void **state)
 {
-	int width = *(int *)*state;
+	int mode = *(int *)*state, width = abs(mode);
 	const uint32_t tid = 0x1234, other = 0x4321;
 	const uint32_t words[] = {
 		tid | FUTEX_WAITERS,
@@ -426,12 +437,12 @@ static void test_try_unlock_other_word_untouched(void **state)
 		uint32_t word = words[i];
 
 		pops_fill(&p);
-		assert_int_equal(words[i], try_unlock(width, &word, tid, pop));
+		assert_int_equal(words[i], try_unlock(mode, &word, tid, pop));
 		assert_int_equal(words[i], word);
 		pops_check(&p, NULL);
 
 		word = words[i];
-		assert_int_equal(words[i], try_unlock(width, &word, tid, none));
+		assert_int_equal(words[i], try_unlock(mode, &word, tid, none));
 		assert_int_equal(words[i], word);
 	}
 	munmap(none, page);
@@ -579,6 +590,10 @@ int main(void)
 		TW(test_try_unlock_own_word_released_and_pop_cleared, 32),
 		TW(test_try_unlock_other_word_untouched, 64),
 		TW(test_try_unlock_other_word_untouched, 32),
+		TW(test_try_unlock_own_word_released_and_pop_cleared, -64),
+		TW(test_try_unlock_own_word_released_and_pop_cleared, -32),
+		TW(test_try_unlock_other_word_untouched, -64),
+		TW(test_try_unlock_other_word_untouched, -32),
 		TW(test_try_unlock_window_holds_ip_zf_and_pop, 64),
 		TW(test_try_unlock_window_holds_ip_zf_and_pop, 32),
 	};

@@ -14,6 +14,7 @@
  * unlock there is no such moment at all.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -31,6 +32,7 @@
 #include <cmocka.h>
 
 #include "helpers.h"
+#include "try_unlock_copy.h"
 
 struct unlock_scene {
 	struct robust_list_head head;
@@ -246,11 +248,20 @@ static void test_try_unlock_contract(void **state)
 
 /* ---- the race, deterministically ------------------------------------ */
 
-/* TRY32_BASED: TRY32 with the list in a guest address space (host = base + guest). */
-enum how { PLAIN, TRY64, TRY32, IOCTL, TRY32_BASED };
+/*
+ * TRY32_BASED: TRY32 with the list in a guest address space (host = base +
+ * guest).  *_INLINE: the header's inline try-unlock, a copy in this file;
+ * *_COPY: a copy in another object (lib/try_unlock_copy.c), with the slot
+ * set through a descriptor of its own that never registered a window: the
+ * module knows those copies by their bytes only.  TRY32_FAR: a copy
+ * whose jnz has the long form (0f 85 rel32), with no window either.
+ */
+enum how { PLAIN, TRY64, TRY32, IOCTL, TRY32_BASED, TRY64_INLINE, TRY32_INLINE,
+	   TRY64_COPY, TRY32_COPY, TRY32_FAR };
 
 struct race {
 	enum how how;
+	int extra;			/* single steps past the release */
 	uint32_t tid;
 	int err;
 	struct robust_list_head head;
@@ -261,7 +272,8 @@ struct race {
 
 static bool race_is32(struct race *r)
 {
-	return r->how == TRY32 || r->how == TRY32_BASED;
+	return r->how == TRY32 || r->how == TRY32_BASED || r->how == TRY32_INLINE ||
+	       r->how == TRY32_COPY || r->how == TRY32_FAR;
 }
 
 static uint32_t *race_word(struct race *r)
@@ -280,6 +292,49 @@ static uint32_t race_g(struct race *r, const void *p)
 	return (uint32_t)((uintptr_t)p - ((uintptr_t)r - 0x1000));
 }
 
+/* Set @head in slot @index through a new descriptor, with no window. */
+static long set_without_window(void *head, unsigned int cmd)
+{
+	struct robust_list2_set a = { .head = (uintptr_t)head, .index = 4, .cmd = cmd };
+	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	return ioctl(fd, ROBUST_LIST2_IOC_SET, &a);	/* the fd stays open */
+}
+
+#ifdef ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE
+static void try_unlock_inline(struct race *r, uint32_t tid)
+{
+	switch (r->how) {
+	case TRY64_INLINE:
+		robust_list2_try_unlock64_inline(&r->lock.futex, tid,
+						 (uint64_t *)&r->head.list_op_pending);
+		break;
+	case TRY32_INLINE:
+		robust_list2_try_unlock32_inline(&r->lock32.futex, tid,
+						 &r->head32.list_op_pending);
+		break;
+	case TRY64_COPY:
+		th_try_unlock64_copy(&r->lock.futex, tid, (uint64_t *)&r->head.list_op_pending);
+		break;
+	case TRY32_COPY:
+		th_try_unlock32_copy(&r->lock32.futex, tid, &r->head32.list_op_pending);
+		break;
+	case TRY32_FAR:
+		th_try_unlock32_far(&r->lock32.futex, tid, &r->head32.list_op_pending);
+		break;
+	default:
+		abort();
+	}
+}
+#else
+static void try_unlock_inline(struct race *r, uint32_t tid)
+{
+	abort();	/* x86 only: the tests skip before racing */
+}
+#endif
+
 static int racer(void *p)
 {
 	struct race *r = p;
@@ -295,17 +350,24 @@ static int racer(void *p)
 					     FUTEX_ROBUST_LIST_CMD_SET_32);
 		r->head32.list_op_pending = race_g(r, &r->lock32.list);
 		r->head32.list.next = race_g(r, &r->head32.list);
-	} else if (r->how == TRY32) {
+	} else if (race_is32(r)) {
 		r->lock32.futex = tid;
 		th_list32_add(&r->head32, &r->lock32, false);
-		ret = set_robust_list2((void *)&r->head32, 4, FUTEX_ROBUST_LIST_CMD_SET_32, 0);
+		if (r->how == TRY32_COPY || r->how == TRY32_FAR)
+			ret = set_without_window(&r->head32, FUTEX_ROBUST_LIST_CMD_SET_32);
+		else
+			ret = set_robust_list2((void *)&r->head32, 4,
+					       FUTEX_ROBUST_LIST_CMD_SET_32, 0);
 		/* unlock steps 1 and 2: mark pending, unlink */
 		r->head32.list_op_pending = th_p32(&r->lock32.list);
 		r->head32.list.next = th_p32(&r->head32.list);
 	} else {
 		r->lock.futex = tid;
 		th_list64_add(&r->head, &r->lock, false);
-		ret = set_robust_list2(&r->head, 4, TH_NATIVE, 0);
+		if (r->how == TRY64_COPY)
+			ret = set_without_window(&r->head, TH_NATIVE);
+		else
+			ret = set_robust_list2(&r->head, 4, TH_NATIVE, 0);
 		r->head.list_op_pending = &r->lock.list;
 		r->head.list.next = &r->head.list;
 	}
@@ -329,6 +391,9 @@ static int racer(void *p)
 		break;
 	case IOCTL:
 		robust_list2_unlock(&r->lock.futex, tid, &r->head.list_op_pending, TH_POP_NATIVE);
+		break;
+	default:
+		try_unlock_inline(r, tid);
 		break;
 	}
 	return 0;
@@ -399,8 +464,8 @@ static void step_store_exclusive(pid_t pid, struct race *r)
  * Run the racer until the word has just been released, reuse the memory
  * with the racer's TID, kill it; returns the word the exit walk left.
  */
-static uint32_t run_race(enum how how, bool *pending_when_released, uint64_t *fixups,
-			 uint32_t *tid)
+static uint32_t run_race_at(enum how how, int extra, bool *pending_when_released,
+			    uint64_t *fixups, uint32_t *tid)
 {
 	struct race *r = th_shared_alloc(4096, true);
 	struct robust_list2_stats before, after;
@@ -411,6 +476,7 @@ static uint32_t run_race(enum how how, bool *pending_when_released, uint64_t *fi
 
 	assert_non_null(r);
 	r->how = how;
+	r->extra = extra;
 	th_list64_init(&r->head, TH_OFF64);
 	th_list32_init(&r->head32, TH_OFF32);
 	assert_int_equal(0, robust_list2_stats(&before));
@@ -429,6 +495,11 @@ static uint32_t run_race(enum how how, bool *pending_when_released, uint64_t *fi
 		assert_true(WIFSTOPPED(status));
 	}
 	assert_int_equal(0, *race_word(r));
+	for (int k = 0; k < r->extra; k++) {	/* e.g. on to the store */
+		assert_int_equal(0, ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL));
+		assert_int_equal(pid, waitpid(pid, &status, 0));
+		assert_true(WIFSTOPPED(status));
+	}
 	*pending_when_released = race_pending_set(r);
 
 	/* another thread frees the lock; the memory now holds this value */
@@ -443,6 +514,12 @@ static uint32_t run_race(enum how how, bool *pending_when_released, uint64_t *fi
 	*fixups = after.fixups - before.fixups;
 	th_free(r, 4096);
 	return word;
+}
+
+static uint32_t run_race(enum how how, bool *pending_when_released, uint64_t *fixups,
+			 uint32_t *tid)
+{
+	return run_race_at(how, 0, pending_when_released, fixups, tid);
 }
 
 static void test_race_plain_unlock_corrupts_reused_memory(void **state)
@@ -497,6 +574,68 @@ static void test_race_try_unlock32_based_leaves_memory_alone(void **state)
 	assert_int_equal(tid, word);
 }
 
+/*
+ * The header's inline try-unlock: stopped at the jnz (extra 0) or at the
+ * store (extra 1), both inside the window, and killed.
+ */
+static void race_inline_case(enum how how, int extra)
+{
+	bool pending;
+	uint64_t fixups;
+	uint32_t tid, word;
+
+#ifndef ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE
+	skip();			/* the header offers it on x86 only */
+#endif
+	if (!race_is32(&(struct race){ .how = how }) && !TH_LP64)
+		skip();		/* no 64-bit lists in a 32-bit process */
+	word = run_race_at(how, extra, &pending, &fixups, &tid);
+
+	assert_true(pending);		/* stopped inside the window */
+	assert_int_equal(1, fixups);	/* the module recognised the copy */
+	assert_int_equal(tid, word);	/* the reused memory is untouched */
+}
+
+static void test_race_try_unlock64_inline_leaves_memory_alone(void **state)
+{
+	race_inline_case(TRY64_INLINE, 0);
+}
+
+static void test_race_try_unlock64_inline_at_store(void **state)
+{
+	race_inline_case(TRY64_INLINE, 1);
+}
+
+static void test_race_try_unlock32_inline_leaves_memory_alone(void **state)
+{
+	race_inline_case(TRY32_INLINE, 0);
+}
+
+static void test_race_try_unlock64_copy_without_window(void **state)
+{
+	race_inline_case(TRY64_COPY, 0);
+}
+
+static void test_race_try_unlock32_copy_without_window(void **state)
+{
+	race_inline_case(TRY32_COPY, 0);
+}
+
+static void test_race_try_unlock32_copy_at_store(void **state)
+{
+	race_inline_case(TRY32_COPY, 1);
+}
+
+static void test_race_try_unlock32_far_jump(void **state)
+{
+	race_inline_case(TRY32_FAR, 0);
+}
+
+static void test_race_try_unlock32_far_jump_at_store(void **state)
+{
+	race_inline_case(TRY32_FAR, 1);
+}
+
 static void test_race_unlock_call_has_no_window(void **state)
 {
 	bool pending;
@@ -525,6 +664,14 @@ int main(void)
 		cmocka_unit_test(test_race_try_unlock64_leaves_memory_alone),
 		cmocka_unit_test(test_race_try_unlock32_leaves_memory_alone),
 		cmocka_unit_test(test_race_try_unlock32_based_leaves_memory_alone),
+		cmocka_unit_test(test_race_try_unlock64_inline_leaves_memory_alone),
+		cmocka_unit_test(test_race_try_unlock64_inline_at_store),
+		cmocka_unit_test(test_race_try_unlock32_inline_leaves_memory_alone),
+		cmocka_unit_test(test_race_try_unlock64_copy_without_window),
+		cmocka_unit_test(test_race_try_unlock32_copy_without_window),
+		cmocka_unit_test(test_race_try_unlock32_copy_at_store),
+		cmocka_unit_test(test_race_try_unlock32_far_jump),
+		cmocka_unit_test(test_race_try_unlock32_far_jump_at_store),
 		cmocka_unit_test(test_race_unlock_call_has_no_window),
 	};
 

@@ -98,6 +98,85 @@ uint32_t robust_list2_try_unlock64(uint32_t *lock, uint32_t tid, uint64_t *pop);
 uint32_t robust_list2_try_unlock32(uint32_t *lock, uint32_t tid, uint32_t *pop);
 
 /*
+ * The same two functions inlined in the caller, on x86 (x86-64 and i386;
+ * ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE says they exist): no call, about the
+ * cost of a plain compare-exchange unlock.  The compare-exchange and the
+ * store are the library's instructions byte for byte, written as .byte
+ * with their operands pinned to the registers those bytes name, so no
+ * compiler or assembler can change them; only the jnz between them, to the
+ * caller's slow path, is the assembler's.  The module recognises a copy by
+ * these bytes at a dying thread's instruction pointer, with no
+ * registration, so every copy in every object of the process is covered
+ * (a module with ROBUST_LIST2_F_INLINE_WINDOW in robust_list2_info()'s
+ * features).  Returns @tid if the lock was released, else the word as read
+ * right after the compare-exchange failed; should that read be @tid (the
+ * word changed in between: a caller's bug), FUTEX_WAITERS is added, so the
+ * caller releases it through robust_list2_unlock() as for a waiter.
+ */
+#if (defined(__x86_64__) && !defined(__ILP32__)) || defined(__i386__)
+#define ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE 1
+
+#ifdef __x86_64__
+/* lock cmpxchg %ecx, (%rdi) */
+#define ROBUST_LIST2_TRY_UNLOCK_CAS ".byte 0xf0, 0x0f, 0xb1, 0x0f"
+/* movq $0, (%rdx) */
+#define ROBUST_LIST2_TRY_UNLOCK64_STORE ".byte 0x48, 0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
+/* movl $0, (%rdx) */
+#define ROBUST_LIST2_TRY_UNLOCK32_STORE ".byte 0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
+#define ROBUST_LIST2_TRY_UNLOCK_REGS(lock, pop) "D" (lock), "c" (0U), "d" (pop)
+#else
+/* lock cmpxchg %ebx, (%ecx) */
+#define ROBUST_LIST2_TRY_UNLOCK_CAS ".byte 0xf0, 0x0f, 0xb1, 0x19"
+/* movl $0, (%edx); movl $0, 4(%edx) */
+#define ROBUST_LIST2_TRY_UNLOCK64_STORE \
+	".byte 0xc7, 0x02, 0x00, 0x00, 0x00, 0x00, 0xc7, 0x42, 0x04, 0x00, 0x00, 0x00, 0x00"
+/* movl $0, (%edx) */
+#define ROBUST_LIST2_TRY_UNLOCK32_STORE ".byte 0xc7, 0x02, 0x00, 0x00, 0x00, 0x00"
+#define ROBUST_LIST2_TRY_UNLOCK_REGS(lock, pop) "c" (lock), "b" (0U), "d" (pop)
+#endif
+
+/*
+ * Expected value (@tid) into %eax, then the compare-exchange; on failure
+ * to @busy, else the store.  "memory": the release orders the critical
+ * section's accesses before it, as any unlock must.
+ */
+#define ROBUST_LIST2_TRY_UNLOCK_ASM(store, tid, lock, pop, busy)		\
+	__asm__ __volatile__ goto("mov{l %k[rl2_tid], %%eax| eax, %k[rl2_tid]}\n\t" \
+				  ROBUST_LIST2_TRY_UNLOCK_CAS "\n\t"		\
+				  "jnz %l[" #busy "]\n\t"			\
+				  store						\
+				  : /* no outputs */				\
+				  : [rl2_tid] "r" (tid),			\
+				    ROBUST_LIST2_TRY_UNLOCK_REGS(lock, pop)	\
+				  : "eax", "memory", "cc"			\
+				  : busy)
+
+static inline uint32_t robust_list2_try_unlock64_inline(uint32_t *lock, uint32_t tid,
+							 uint64_t *pop)
+{
+	uint32_t old;
+
+	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK64_STORE, tid, lock, pop, rl2_busy);
+	return tid;
+rl2_busy:
+	old = __atomic_load_n(lock, __ATOMIC_RELAXED);
+	return old != tid ? old : old | FUTEX_WAITERS;
+}
+
+static inline uint32_t robust_list2_try_unlock32_inline(uint32_t *lock, uint32_t tid,
+							 uint32_t *pop)
+{
+	uint32_t old;
+
+	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK32_STORE, tid, lock, pop, rl2_busy);
+	return tid;
+rl2_busy:
+	old = __atomic_load_n(lock, __ATOMIC_RELAXED);
+	return old != tid ? old : old | FUTEX_WAITERS;
+}
+#endif
+
+/*
  * Register, at @index of this thread, a list that lives in a guest address
  * space (an emulator's guest): @head and every pointer in the list are
  * guest addresses, host address = @base + guest address.  @cmd:

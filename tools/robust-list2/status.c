@@ -20,11 +20,12 @@
 static const char *const feature_names[] = {
 	"list64", "list32", "cycle_safe", "private_wake",
 	"exec_walk", "create", "unlock", "unlock_window",
+	NULL /* bit 8: never reused */, "based", "inline_window",
 };
 
 static const char *feature_name(unsigned int bit, char *buf, size_t len)
 {
-	if (bit < sizeof(feature_names) / sizeof(feature_names[0]))
+	if (bit < sizeof(feature_names) / sizeof(feature_names[0]) && feature_names[bit])
 		return feature_names[bit];
 	snprintf(buf, len, "bit%u", bit);
 	return buf;

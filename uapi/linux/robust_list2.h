@@ -162,6 +162,7 @@
 #define ROBUST_LIST2_F_UNLOCK_WINDOW	(1ULL << 7) /* ROBUST_LIST2_IOC_SET_WINDOW */
 /* bit 8: the prctl(2) fast path of ABI version 1, removed; never reused */
 #define ROBUST_LIST2_F_BASED		(1ULL << 9) /* ROBUST_LIST2_IOC_SET_BASED, _GET_BASED */
+#define ROBUST_LIST2_F_INLINE_WINDOW	(1ULL << 10) /* try-unlock copies known by their bytes */
 
 /* Bits of robust_list2_unlock.flags. */
 #define ROBUST_LIST2_UNLOCK_POP32	(1U << 0) /* @pop is a 32-bit field */
