@@ -405,6 +405,9 @@ static bool rl2_head_in_other_slot(struct rl2_task *rec, unsigned int index,
 {
 	unsigned int i;
 
+	/* Most threads use one slot: no other to compare with. */
+	if (rec->nr_used <= !!rec->slot[index])
+		return false;
 	for (i = 0; i < RL2_NR_SLOTS; i++)
 		if (i != index && rec->slot[i] &&
 		    (rec->slot[i] & ~RL2_SLOT_FLAGS) == (word & ~RL2_SLOT_FLAGS))
