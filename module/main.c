@@ -111,7 +111,8 @@ static long rl2_ioctl_stats(void __user *uarg)
  * empties the slot).  The v6 syscall's order: flags, cmd, index, then per
  * command.  LIST_LIMIT is left to the caller.
  */
-static int rl2_set_word(const struct robust_list2_set *a, u64 *word)
+static __always_inline int rl2_set_word(const struct robust_list2_set *a,
+					u64 *word)
 {
 	if (a->flags || a->pad)
 		return -EINVAL;
@@ -325,15 +326,13 @@ static long rl2_ioctl_get_based(void __user *uarg)
 	return 0;
 }
 
-static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+/* Every command but SET; out of line so that SET's path has no frame. */
+static noinline long rl2_ioctl_other(struct file *file, unsigned int cmd,
+				     void __user *uarg)
 {
-	void __user *uarg = (void __user *)arg;
-
 	switch (cmd) {
 	case ROBUST_LIST2_IOC_INFO:
 		return rl2_ioctl_info(uarg);
-	case ROBUST_LIST2_IOC_SET:
-		return rl2_ioctl_set(file, uarg, false);
 	case ROBUST_LIST2_IOC_CREATE:
 		return rl2_ioctl_set(file, uarg, true);
 	case ROBUST_LIST2_IOC_UNLOCK:
@@ -350,6 +349,19 @@ static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return rl2_ioctl_stats(uarg);
 	}
 	return -ENOIOCTLCMD;
+}
+
+/*
+ * SET is the one command on a path anyone waits for (once per thread):
+ * it is tested first, and the dispatcher keeps no locals of its own.
+ */
+static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	if (likely(cmd == ROBUST_LIST2_IOC_SET))
+		return rl2_ioctl_set(file, uarg, false);
+	return rl2_ioctl_other(file, cmd, uarg);
 }
 
 /* An open file is a user of the exit hooks: they are installed first. */
