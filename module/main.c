@@ -142,6 +142,28 @@ static __always_inline int rl2_set_word(const struct robust_list2_set *a,
 	return 0;
 }
 
+/*
+ * Read SET's argument in one user-access window: for 24 bytes,
+ * copy_from_user() is an out-of-line call with its own checks and copy
+ * loop, on the path every thread takes once.
+ */
+static __always_inline int rl2_get_set_arg(struct robust_list2_set *a,
+					   const struct robust_list2_set __user *u)
+{
+	if (!user_access_begin(u, sizeof(*u)))
+		return -EFAULT;
+	unsafe_get_user(a->head, &u->head, efault);
+	unsafe_get_user(a->index, &u->index, efault);
+	unsafe_get_user(a->cmd, &u->cmd, efault);
+	unsafe_get_user(a->flags, &u->flags, efault);
+	unsafe_get_user(a->pad, &u->pad, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
 static long rl2_ioctl_set(struct file *file, void __user *uarg, bool create)
 {
 	struct rl2_window *win = READ_ONCE(file->private_data);
@@ -149,7 +171,7 @@ static long rl2_ioctl_set(struct file *file, void __user *uarg, bool create)
 	u64 word;
 	int ret;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
+	if (rl2_get_set_arg(&a, uarg))
 		return -EFAULT;
 	if (create && a.index)
 		return -EINVAL;
