@@ -41,6 +41,7 @@
 /* Options, set by main.c before any area runs. */
 extern int opt_rounds;		/* -r: rounds per figure */
 extern double opt_time;		/* -t: scales the time of every round */
+extern bool opt_wall;		/* -w: the guest clock is wall time, not -icount */
 extern int nr_cpus;		/* online CPUs */
 
 /* The measured areas; main.c runs them in its table's order. */

@@ -8,13 +8,15 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/futex.h>
 
 #include "bench.h"
 
@@ -45,56 +47,118 @@ static uint64_t b_thread_exit(void *ctx, long k)
 }
 
 /*
- * "Busy": one other thread on the machine has a slot, so the exit hook's
- * fast path (an empty registry) no longer applies to bystanders.  Raw
- * ioctls on our own descriptor: the library would keep the device open
- * and the module could not be unloaded any more.
+ * "Busy": another process on the machine has a thread with a slot, so the
+ * exit hooks are installed and the registry is not empty while the
+ * bystanders (this process and its children, which never open the device)
+ * fork, exit and create threads.  SPEC.md's promise is that a process that
+ * does not use the module does not pay for another that does.  The busy
+ * process is this program exec'd afresh (RL2_BENCH_BUSY in its
+ * environment), not a fork: a forked child would share our pages
+ * copy-on-write and change what our own page faults cost.  Raw ioctls: the
+ * library would keep the device open in this process, and the module could
+ * not be unloaded.  Pipes both ways; every wait is bounded.
  */
+#define BUSY_ENV	"RL2_BENCH_BUSY"
+#define BUSY_READY_FD	3	/* the busy process writes its errno, 0 if set worked */
+#define BUSY_RELEASE_FD	4	/* EOF on it: empty the slot and exit */
+
 struct busy {
-	int fd;
-	struct robust_list_head head;
-	uint32_t ready, release;
-	int err;
-	pthread_t thread;
+	pid_t pid;
+	int release;		/* write end: closing it lets the busy process go */
 };
 
-static void *busy_main(void *arg)
+static void busy_main(void)
 {
-	struct busy *b = arg;
+	struct robust_list_head head = { .list.next = &head.list };
 	struct robust_list2_set a = {
-		.head = (uintptr_t)&b->head,
+		.head = (uintptr_t)&head,
 		.cmd = ROBUST_LIST2_CMD_SET_64,
 	};
+	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC), err = 0;
+	char c;
 
-	if (ioctl(b->fd, ROBUST_LIST2_IOC_SET, &a))
-		b->err = errno;
-	store_wake(&b->ready, 1);
-	while (!__atomic_load_n(&b->release, __ATOMIC_ACQUIRE))
-		futex(&b->release, FUTEX_WAIT_PRIVATE, 0, NULL);
+	if (fd < 0 || ioctl(fd, ROBUST_LIST2_IOC_SET, &a))
+		err = errno;
+	if (write(BUSY_READY_FD, &err, sizeof(err)) != sizeof(err))
+		_exit(1);
+	while (read(BUSY_RELEASE_FD, &c, 1) < 0 && errno == EINTR)
+		;
 	a.head = 0;
-	ioctl(b->fd, ROBUST_LIST2_IOC_SET, &a);
-	return NULL;
+	if (fd >= 0)
+		ioctl(fd, ROBUST_LIST2_IOC_SET, &a);
+	_exit(0);
+}
+
+/* Before main(): the busy process never gets to the benchmark. */
+__attribute__((constructor)) static void busy_entry(void)
+{
+	if (getenv(BUSY_ENV))
+		busy_main();
 }
 
 static void busy_start(struct busy *b)
 {
-	memset(b, 0, sizeof(*b));
-	b->head.list.next = &b->head.list;
-	b->fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
-	if (b->fd < 0)
-		die("%s: %s", ROBUST_LIST2_DEVICE, strerror(errno));
-	if (pthread_create(&b->thread, NULL, busy_main, b))
-		die("pthread_create: %s", strerror(errno));
-	wait_change(&b->ready, 0, 10000);
-	if (b->err)
-		die("SET from the busy thread: %s", strerror(b->err));
+	static char *const argv[] = { "rl2_bench (busy)", NULL };
+	static char *const envp[] = { BUSY_ENV "=1", NULL };
+	posix_spawn_file_actions_t fa;
+	struct pollfd pfd;
+	int rp[2], wp[2], err = 0;
+
+	if (pipe2(rp, O_CLOEXEC) || pipe2(wp, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
+	if (posix_spawn_file_actions_init(&fa) ||
+	    posix_spawn_file_actions_adddup2(&fa, rp[1], BUSY_READY_FD) ||
+	    posix_spawn_file_actions_adddup2(&fa, wp[0], BUSY_RELEASE_FD))
+		die("posix_spawn_file_actions: out of memory");
+	err = posix_spawn(&b->pid, "/proc/self/exe", &fa, NULL, argv, envp);
+	if (err)
+		die("posix_spawn /proc/self/exe: %s", strerror(err));
+	posix_spawn_file_actions_destroy(&fa);
+	close(rp[1]);
+	close(wp[0]);
+	b->release = wp[1];
+	pfd = (struct pollfd){ .fd = rp[0], .events = POLLIN };
+	if (poll(&pfd, 1, 10000) != 1 || read(rp[0], &err, sizeof(err)) != sizeof(err))
+		die("the busy process did not report");
+	close(rp[0]);
+	if (err)
+		die("SET from the busy process: %s", strerror(err));
 }
 
 static void busy_stop(struct busy *b)
 {
-	store_wake(&b->release, 1);
-	pthread_join(b->thread, NULL);
-	close(b->fd);
+	int status;
+
+	close(b->release);
+	for (int i = 0; i < 1000; i++) {	/* 10 s */
+		if (waitpid(b->pid, &status, WNOHANG) == b->pid)
+			return;
+		sleep_ms(10);
+	}
+	die("the busy process did not exit");
+}
+
+/*
+ * After the busy state the module keeps its hooks installed for a second
+ * (exit_hook.c's idle delay), holding a reference on itself meanwhile: a
+ * "loaded" state measured then would time exits through the hooks.  Wait
+ * until the module's reference count is 0 again (bounded: 10 s).  Under
+ * -icount with sleep=off that idle second costs no host time.
+ */
+static void hooks_gone_wait(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		char buf[32] = "";
+		int fd = open("/sys/module/robust_list2/refcnt", O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+		if (fd >= 0)
+			close(fd);
+		if (n > 0 && atoi(buf) == 0)
+			return;
+		sleep_ms(10);
+	}
+	die("robust_list2 still in use 10 s after the busy process exited");
 }
 
 enum { BY_UNLOADED, BY_LOADED, BY_BUSY, NR_BY };
@@ -137,14 +201,15 @@ static uint64_t b_reference(void *ctx, long k)
 void bench_bystander(void)
 {
 	static const char *const what[2] = { "fork+exit", "pthread_create+join" };
-	double t[MAX_ROUNDS][2][NR_BY], raw[MAX_ROUNDS][2][NR_BY], half[MAX_ROUNDS][2][2];
+	double t[MAX_ROUNDS][2][NR_BY], raw[MAX_ROUNDS][2][NR_BY];
+	double half[MAX_ROUNDS][2][2], halfn[MAX_ROUNDS][2][2];
 	struct side side[3] = {
 		{ .fn = b_fork_exit }, { .fn = b_thread_exit }, { .fn = b_reference },
 	};
 	int slices = (int)(6 * ROUND_NS * opt_time / (30 * NSEC_PER_MSEC));
 	int rounds = opt_rounds + 6 < MAX_ROUNDS ? opt_rounds + 6 : MAX_ROUNDS;
 	struct figure f;
-	struct busy b;
+	struct busy b = { 0 };
 	int r, w, s;
 
 	if (!module_loaded())
@@ -195,12 +260,16 @@ void bench_bystander(void)
 				raw[r][w][s] = median_of(v[w], slices);
 				t[r][w][s] = median_of(norm[w], slices);
 				if (s == BY_UNLOADED) {
-					half[r][w][0] = median_of(norm[w], slices / 2);
-					half[r][w][1] = median_of(norm[w] + slices / 2, slices / 2);
+					half[r][w][0] = median_of(v[w], slices / 2);
+					half[r][w][1] = median_of(v[w] + slices / 2, slices / 2);
+					halfn[r][w][0] = median_of(norm[w], slices / 2);
+					halfn[r][w][1] = median_of(norm[w] + slices / 2, slices / 2);
 				}
 			}
-			if (s == BY_BUSY)
+			if (s == BY_BUSY) {
 				busy_stop(&b);
+				hooks_gone_wait();
+			}
 		}
 	}
 	if (!module_loaded())
@@ -208,27 +277,35 @@ void bench_bystander(void)
 
 	for (w = 0; w < 2; w++) {
 		for (s = BY_LOADED; s <= BY_BUSY; s++) {
-			struct series unnorm = { .n = 0 };
+			struct series other = { .n = 0 };
 			char item[64];
 
 			snprintf(item, sizeof(item), "%s: %s vs not loaded", what[w],
 				 s == BY_LOADED ? "loaded" : "loaded+1 registered thread");
 			/*
-			 * SPEC.md's target is for machines that never use the
-			 * module; with a registered thread the hook's lookup
-			 * runs for every exit, which is information.
+			 * SPEC.md: a process that does not use the module does
+			 * not pay for another that does, so both rows carry
+			 * the target.
 			 */
-			figure_init(&f, "bystander", item, 0, "us/op",
-				    s == BY_LOADED ? 1.01 : 0);
+			figure_init(&f, "bystander", item, 0, "us/op", 1.01);
 			for (r = 0; r < rounds; r++) {
+				double n = t[r][w][s] / t[r][w][BY_UNLOADED];
+
 				add_round(&f, raw[r][w][s] / 1e3, raw[r][w][BY_UNLOADED] / 1e3);
-				push(&unnorm, f.ratio.v[r]);
-				/* The ratio that counts: drift-normalised. */
-				f.ratio.v[r] = t[r][w][s] / t[r][w][BY_UNLOADED];
+				/* Wall clock: the drift-normalised ratio counts. */
+				if (opt_wall) {
+					push(&other, f.ratio.v[r]);
+					f.ratio.v[r] = n;
+				} else {
+					push(&other, n);
+				}
 			}
 			snprintf(f.note, sizeof(f.note),
-				 "normalised by an interleaved reference (mmap+touch+munmap+getppid); raw ratio %.3f (%.3f-%.3f)",
-				 median(&unnorm), quantile(&unnorm, 0), quantile(&unnorm, 1));
+				 "%s; %s ratio %.3f (%.3f-%.3f)",
+				 opt_wall ? "normalised by an interleaved reference (mmap+touch+munmap+getppid)" :
+					    "instructions; no normalisation",
+				 opt_wall ? "raw" : "reference-normalised",
+				 median(&other), quantile(&other, 0), quantile(&other, 1));
 			emit(&f);
 		}
 		/* The same state against itself: what the method can resolve. */
@@ -239,14 +316,19 @@ void bench_bystander(void)
 				 what[w]);
 			figure_init(&f, "bystander", item, 0, "us/op", 0);
 		}
-		for (r = 0; r < rounds; r++)
-			add_round(&f, half[r][w][1], half[r][w][0]);
+		for (r = 0; r < rounds; r++) {
+			if (opt_wall)
+				add_round(&f, halfn[r][w][1], halfn[r][w][0]);
+			else
+				add_round(&f, half[r][w][1], half[r][w][0]);
+		}
 		for (r = 0; r < rounds; r++) {	/* show the times, not the normalised values */
 			f.ours.v[r] = raw[r][w][BY_UNLOADED] / 1e3;
 			f.anchor.v[r] = raw[r][w][BY_UNLOADED] / 1e3;
 		}
 		snprintf(f.note, sizeof(f.note),
-			 "A/A: second half of each unloaded period vs its first half, normalised the same way");
+			 "A/A: second half of each unloaded period vs its first half%s",
+			 opt_wall ? ", normalised the same way" : "");
 		emit(&f);
 	}
 	pin_to_cpu(-1);

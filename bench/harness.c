@@ -22,6 +22,7 @@
 
 int opt_rounds = 9;
 double opt_time = 1.0;
+bool opt_wall;
 int nr_cpus = 1;
 
 /* ------------------------------------------------ process and threads */

@@ -39,10 +39,11 @@ static const struct area {
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: rl2_bench [-r ROUNDS] [-t FACTOR] [");
+	fprintf(stderr, "usage: rl2_bench [-r ROUNDS] [-t FACTOR] [-w] [");
 	for (size_t i = 0; i < ARRAY_SIZE(areas); i++)
 		fprintf(stderr, "%s|", areas[i].name);
 	fprintf(stderr, "all]...\n");
+	fprintf(stderr, "  -w         the guest clock is wall time (BENCH_CLOCK=wall), not -icount\n");
 	for (size_t i = 0; i < ARRAY_SIZE(areas); i++)
 		fprintf(stderr, "  %-10s %s\n", areas[i].name, areas[i].help);
 	exit(2);
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 	bool want[ARRAY_SIZE(areas)] = { false }, all = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "r:t:h")) != -1) {
+	while ((c = getopt(argc, argv, "r:t:wh")) != -1) {
 		switch (c) {
 		case 'r':
 			opt_rounds = atoi(optarg);
@@ -64,6 +65,9 @@ int main(int argc, char **argv)
 			opt_time = atof(optarg);
 			if (opt_time <= 0)
 				die("-t wants a positive factor");
+			break;
+		case 'w':
+			opt_wall = true;
 			break;
 		default:
 			usage();

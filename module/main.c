@@ -113,7 +113,8 @@ static long rl2_ioctl_stats(void __user *uarg)
  * empties the slot).  The v6 syscall's order: flags, cmd, index, then per
  * command.  LIST_LIMIT is left to the caller.
  */
-static int rl2_set_word(const struct robust_list2_set *a, u64 *word)
+static __always_inline int rl2_set_word(const struct robust_list2_set *a,
+					u64 *word)
 {
 	if (a->flags || a->pad)
 		return -EINVAL;
@@ -143,6 +144,28 @@ static int rl2_set_word(const struct robust_list2_set *a, u64 *word)
 	return 0;
 }
 
+/*
+ * Read SET's argument in one user-access window: for 24 bytes,
+ * copy_from_user() is an out-of-line call with its own checks and copy
+ * loop, on the path every thread takes once.
+ */
+static __always_inline int rl2_get_set_arg(struct robust_list2_set *a,
+					   const struct robust_list2_set __user *u)
+{
+	if (!user_access_begin(u, sizeof(*u)))
+		return -EFAULT;
+	unsafe_get_user(a->head, &u->head, efault);
+	unsafe_get_user(a->index, &u->index, efault);
+	unsafe_get_user(a->cmd, &u->cmd, efault);
+	unsafe_get_user(a->flags, &u->flags, efault);
+	unsafe_get_user(a->pad, &u->pad, efault);
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
 static long rl2_ioctl_set(struct file *file, void __user *uarg, bool create)
 {
 	struct rl2_window *win = READ_ONCE(file->private_data);
@@ -150,7 +173,7 @@ static long rl2_ioctl_set(struct file *file, void __user *uarg, bool create)
 	u64 word;
 	int ret;
 
-	if (copy_from_user(&a, uarg, sizeof(a)))
+	if (rl2_get_set_arg(&a, uarg))
 		return -EFAULT;
 	if (create && a.index)
 		return -EINVAL;
@@ -327,15 +350,13 @@ static long rl2_ioctl_get_based(void __user *uarg)
 	return 0;
 }
 
-static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+/* Every command but SET; out of line so that SET's path has no frame. */
+static noinline long rl2_ioctl_other(struct file *file, unsigned int cmd,
+				     void __user *uarg)
 {
-	void __user *uarg = (void __user *)arg;
-
 	switch (cmd) {
 	case ROBUST_LIST2_IOC_INFO:
 		return rl2_ioctl_info(uarg);
-	case ROBUST_LIST2_IOC_SET:
-		return rl2_ioctl_set(file, uarg, false);
 	case ROBUST_LIST2_IOC_CREATE:
 		return rl2_ioctl_set(file, uarg, true);
 	case ROBUST_LIST2_IOC_UNLOCK:
@@ -352,6 +373,19 @@ static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return rl2_ioctl_stats(uarg);
 	}
 	return -ENOIOCTLCMD;
+}
+
+/*
+ * SET is the one command on a path anyone waits for (once per thread):
+ * it is tested first, and the dispatcher keeps no locals of its own.
+ */
+static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	if (likely(cmd == ROBUST_LIST2_IOC_SET))
+		return rl2_ioctl_set(file, uarg, false);
+	return rl2_ioctl_other(file, cmd, uarg);
 }
 
 /* An open file is a user of the exit hooks: they are installed first. */

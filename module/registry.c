@@ -28,8 +28,47 @@
  * (rl2_task_detach()).  Entries are read with preemption disabled, and
  * records are freed by call_rcu(), which waits for such sections; so a
  * stale entry of another thread is still valid memory when compared.
+ *
+ * Processes that never use the module must not pay for one that does: the
+ * exit hook asks rl2_task_registered() for every task that exits on the
+ * machine, and the answer for them comes from a counting filter before any
+ * lookup.  rl2_filter[] holds 2^RL2_FILTER_BITS atomic counters; the
+ * counter of a task is the one hash_ptr() picks for its thread group's
+ * signal_struct (current->signal), and it counts the records of that
+ * thread group, plus those of any other group whose pointer hashes there.
+ * A zero counter proves that the task has no record: one load.  A
+ * non-zero one means "maybe" (a record of this process, or a collision),
+ * and the lookup decides as before.  Why this stays exact under races:
+ *   - a counter moves only in the owner's own context: +1 after its record
+ *     is inserted (rl2_task_create(), inside set on current), -1 after it
+ *     is removed (rl2_task_detach(): the owner emptying its last slot, or
+ *     the exit and exec hooks running in the dying or exec'ing task).  The
+ *     only task whose answer depends on its own increment is that task,
+ *     which reads after it in program order (a migration is a full
+ *     barrier), so a task with a record never reads 0 there.  Another
+ *     group's decrement follows that group's own increment on the same
+ *     atomic, so it can never take the counter below what current added;
+ *   - ->signal is fixed for a task's whole life: exec (de_thread()) keeps
+ *     the group's signal_struct, so the hook that detaches at exec or
+ *     exit decrements the very counter set incremented;
+ *   - fork and clone children start without a record; their counter may
+ *     be non-zero only because of their process's registered threads or a
+ *     collision, which costs the lookup, never a wrong answer;
+ *   - a signal_struct is freed only after every task of its group, and a
+ *     record pins its task, so an address that hashes to a counter is
+ *     never reused while a record counted there lives.
+ * Keying by process rather than by thread is what the promise is about
+ * (a process that does not use the module), and it keeps false positives
+ * rare where threads are many: 10,000 registered threads in a few
+ * processes touch a few counters.  Worst case, 10,000 single-threaded
+ * registered processes make a bystander's counter non-zero with
+ * probability 1 - (1 - 2^-16)^10000, about 14 %, and each such exit pays
+ * the lookup it paid before.  Memory: 2^16 counters of 4 bytes = 256 KiB,
+ * allocated at the first registration and kept until the module unloads,
+ * so machines that never register pay nothing.
  */
 #include <linux/module.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/rhashtable.h>
 #include <linux/hash.h>
@@ -45,6 +84,9 @@
 static struct kmem_cache *rl2_task_cache;
 static struct kmem_cache *rl2_bases_cache;
 static struct rhashtable rl2_tasks;
+
+#define RL2_FILTER_BITS		16
+static atomic_t *rl2_filter __read_mostly;	/* see above; NULL until first use */
 
 /*
  * The key is a kernel pointer no user chooses: a multiplicative hash of
@@ -117,6 +159,7 @@ int rl2_registry_init(void)
 void rl2_registry_exit(void)
 {
 	rcu_barrier();			/* pending rl2_task_free_rcu() */
+	kvfree(rl2_filter);		/* no hook is installed any more */
 	rhashtable_destroy(&rl2_tasks);
 	kmem_cache_destroy(rl2_bases_cache);
 	kmem_cache_destroy(rl2_task_cache);
@@ -133,15 +176,51 @@ static struct rl2_task *rl2_task_lookup(struct task_struct *t)
 	return rhashtable_lookup(&rl2_tasks, &t, rl2_task_params);
 }
 
+/* current's counter in @f (not NULL): see the comment at the top. */
+static atomic_t *rl2_filter_counter(atomic_t *f)
+{
+	return &f[hash_ptr(current->signal, RL2_FILTER_BITS)];
+}
+
+/*
+ * May current have a record?  false is exact, true means "look it up".
+ * A task that created a record allocated or saw the filter first, so
+ * NULL here means none.
+ */
+static bool rl2_filter_maybe(void)
+{
+	atomic_t *f = READ_ONCE(rl2_filter);
+
+	return f && atomic_read(rl2_filter_counter(f));
+}
+
+/* Allocate the filter once, before the first record; -ENOMEM or 0. */
+static int rl2_filter_alloc(void)
+{
+	atomic_t *f;
+
+	if (likely(READ_ONCE(rl2_filter)))
+		return 0;
+	f = kvcalloc(1U << RL2_FILTER_BITS, sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	if (cmpxchg(&rl2_filter, NULL, f))
+		kvfree(f);		/* another thread published one first */
+	return 0;
+}
+
 /**
  * rl2_task_registered - does current have a slot in use?
  *
  * The exit hook asks this for every task that exits on the machine, so
- * the common answer (nobody uses the module) costs one atomic read.
+ * the common answers cost one atomic read (nobody uses the module) or a
+ * few loads (this process does not: the filter).
  */
 bool rl2_task_registered(void)
 {
 	if (likely(!atomic_read(&rl2_tasks.nelems)))
+		return false;
+	if (likely(!rl2_filter_maybe()))
 		return false;
 	return !!rl2_task_self();
 }
@@ -179,6 +258,8 @@ struct rl2_task *rl2_task_self_slow(void)
 {
 	struct rl2_task *rec;
 
+	if (!rl2_filter_maybe())	/* e.g. a thread's first set */
+		return NULL;
 	rcu_read_lock();
 	rec = rl2_task_lookup(current);
 	rcu_read_unlock();
@@ -224,6 +305,7 @@ struct rl2_task *rl2_task_detach(void)
 	if (!rec)
 		return NULL;
 	rhashtable_remove_fast(&rl2_tasks, &rec->node, rl2_task_params);
+	atomic_dec(rl2_filter_counter(rl2_filter));
 	rl2_task_uncache(rec);
 	return rec;
 }
@@ -233,6 +315,9 @@ static struct rl2_task *rl2_task_create(void)
 	struct rl2_task *rec;
 	int ret;
 
+	ret = rl2_filter_alloc();
+	if (ret)
+		return ERR_PTR(ret);
 	rec = kmem_cache_zalloc(rl2_task_cache, GFP_KERNEL);
 	if (!rec)
 		return ERR_PTR(-ENOMEM);
@@ -247,6 +332,7 @@ static struct rl2_task *rl2_task_create(void)
 		kmem_cache_free(rl2_task_cache, rec);
 		return ERR_PTR(ret == -EEXIST ? -EBUSY : -ENOMEM);
 	}
+	atomic_inc(rl2_filter_counter(rl2_filter));
 	/* Our caller is inside an ioctl on our file: already a user. */
 	rl2_exit_hook_hold();
 	rl2_task_cache_fill(rec);
@@ -319,6 +405,9 @@ static bool rl2_head_in_other_slot(struct rl2_task *rec, unsigned int index,
 {
 	unsigned int i;
 
+	/* Most threads use one slot: no other to compare with. */
+	if (rec->nr_used <= !!rec->slot[index])
+		return false;
 	for (i = 0; i < RL2_NR_SLOTS; i++)
 		if (i != index && rec->slot[i] &&
 		    (rec->slot[i] & ~RL2_SLOT_FLAGS) == (word & ~RL2_SLOT_FLAGS))

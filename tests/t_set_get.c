@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -238,6 +240,37 @@ static void test_get_efault(void **state)
 		expect_errno(get_robust_list2(0, (void **)(uintptr_t)0xfffff000U, 0, 0), EFAULT);
 	}
 	munmap(ro, 4096);
+}
+
+/*
+ * SET's argument block itself unreadable: NULL, unmapped, running off the
+ * end of a mapping (the handler reads all 24 bytes in one user-access
+ * window), kernel memory.  No slot may change.
+ */
+static void test_set_arg_efault(void **state)
+{
+	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
+	char *map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct robust_list2_set *tail;
+
+	assert_true(fd >= 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(0, munmap(map + 4096, 4096));
+	/* a valid request whose last 8 bytes lie on the unmapped page */
+	tail = (struct robust_list2_set *)(map + 4096 - 16);
+	memset(tail, 0, 16);
+	tail->head = (uintptr_t)&heads[0];
+	expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, NULL), EFAULT);
+	expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, map + 4096), EFAULT);
+	expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, tail), EFAULT);
+	if (TH_LP64)
+		expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, (void *)(uintptr_t)0xffff888000000000ULL),
+			     EFAULT);
+	else
+		expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, (void *)(uintptr_t)0xfffff000U), EFAULT);
+	assert_null(get_slot(0, 0));
+	munmap(map, 4096);
+	close(fd);
 }
 
 static void test_get_tid_of_self_equals_pid_0(void **state)
@@ -489,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_get_einval),
 		cmocka_unit_test(test_get_esrch),
 		cmocka_unit_test(test_get_efault),
+		cmocka_unit_test(test_set_arg_efault),
 		cmocka_unit_test(test_get_tid_of_self_equals_pid_0),
 		cmocka_unit_test(test_slots_are_per_thread),
 		cmocka_unit_test(test_fork_child_starts_empty),
