@@ -9,6 +9,8 @@
 
 #include <linux/types.h>
 #include <linux/compiler_types.h>
+#include <linux/uaccess.h>
+#include <asm/futex.h>
 
 /*
  * What one exit may still spend on pages that are not present: fault-ins
@@ -27,5 +29,42 @@ int rl2_user_read_u32(unsigned long uaddr, u32 *val, struct rl2_faults *f);
 int rl2_user_clear(unsigned long uaddr, unsigned int size, struct rl2_faults *f);
 int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval, u32 *cur,
 		     struct rl2_faults *f);
+
+/*
+ * The fast paths of the exit walk, inline: one access with page faults
+ * disabled, which is all an entry costs when its pages are present.  On
+ * any error the caller goes to the functions above, which try again and
+ * bring the page in within the exit's budget; so these never sleep, never
+ * fault a page in, and the walk's guarantees are the slow path's.
+ */
+static __always_inline int rl2_user_get_nofault(unsigned long uaddr,
+						unsigned int size, u64 *val)
+{
+	int ret;
+
+	pagefault_disable();
+	if (size == sizeof(u32)) {
+		u32 v;
+
+		ret = get_user(v, (u32 __user *)uaddr);
+		*val = v;
+	} else {
+		ret = get_user(*val, (u64 __user *)uaddr);
+	}
+	pagefault_enable();
+	return ret;
+}
+
+/* 0 (exchanged iff *@cur == @oldval), or an error: take the slow path. */
+static __always_inline int rl2_user_cmpxchg_nofault(u32 __user *u, u32 oldval,
+						    u32 newval, u32 *cur)
+{
+	int ret;
+
+	pagefault_disable();
+	ret = futex_atomic_cmpxchg_inatomic(cur, u, oldval, newval);
+	pagefault_enable();
+	return ret;
+}
 
 #endif /* _RL2_UACCESS_H */

@@ -41,6 +41,16 @@
  *    which differs from task_pid_vnr() only after a non-leader thread's
  *    exec took over the leader's TID; locks it took before the exec carry
  *    its old TID.
+ *  - an entry costs one read of its next pointer and, for a lock the
+ *    thread holds without waiters (the word is its TID), one compare-
+ *    exchange of TID to FUTEX_OWNER_DIED, both inline with page faults
+ *    disabled; the word is read first only when that exchange fails
+ *    (waiters, another owner, a page not present or not writable), and
+ *    whatever must fault a page in or wait for I/O takes uaccess.c's slow
+ *    paths under the budgets above.  A failed exchange leaves the word as
+ *    it was (on x86 it writes the same value back, which a page that is
+ *    not writable refuses: then the word is read instead).  cond_resched()
+ *    runs every RL2_RESCHED_EVERY entries rather than after each.
  *
  * As in the kernel, a misaligned or unreachable futex word, or a next
  * pointer that cannot be read, ends that list's walk (without the pending
@@ -66,10 +76,11 @@
 /*
  * The kernel's own walk of one legacy list costs about 11 ns per owned
  * entry on an x86-64 CPU (2048 entries, measured on the kernel our host
- * runs), and ours is within 1.4x of it in the benchmark: 2^20 entries is
- * then about 16 ms, and a futex-hash lookup for every entry (waiters bit
- * set) keeps it well under the OOM reaper's 2 s wait, while still 512 times
- * the kernel's 2048 entries per list.
+ * runs), and ours takes fewer instructions per entry than it in the
+ * benchmark: 2^20 entries is then at most about 12 ms, and a futex-hash
+ * lookup for every entry (waiters bit set) keeps it well under the OOM
+ * reaper's 2 s wait, while still 512 times the kernel's 2048 entries per
+ * list.
  */
 unsigned long rl2_walk_limit = 1UL << 20;
 
@@ -92,6 +103,7 @@ struct rl2_walk {
 	u32 tid;
 	bool is32;
 	unsigned long base;		/* of the list walked; 0: none */
+	unsigned long limit;		/* the dying thread's TASK_SIZE */
 	unsigned long budget;		/* entries left for this exit */
 	struct rl2_faults faults;	/* fault-ins and I/O wait left */
 	unsigned long entries;
@@ -101,34 +113,43 @@ struct rl2_walk {
 
 /*
  * The host address of guest address @g: base + @g.  False where that
- * overflows or is not below the dying process's TASK_SIZE, which ends the
- * list's walk: the base only ever moves the walk within the thread's own
- * user address space.
+ * overflows or is not below the dying process's TASK_SIZE (read once per
+ * exit into w->limit: an exec changes the personality only after the
+ * walk), which ends the list's walk: the base only ever moves the walk
+ * within the thread's own user address space.
  */
-static bool rl2_host_addr(const struct rl2_walk *w, unsigned long g,
-			  unsigned long *h)
+static __always_inline bool rl2_host_addr(const struct rl2_walk *w,
+					  unsigned long g, unsigned long *h)
 {
-	return !check_add_overflow(w->base, g, h) && *h < TASK_SIZE;
+	return !check_add_overflow(w->base, g, h) && *h < w->limit;
 }
 
-/* Read @size bytes at guest address @g of the list. */
-static int rl2_list_get(struct rl2_walk *w, unsigned long g, unsigned int size,
-			u64 *v)
+/*
+ * Read @size bytes at guest address @g of the list: inline with page
+ * faults disabled, else through uaccess.c's slow path, which brings the
+ * page in within the exit's budget.
+ */
+static __always_inline int rl2_list_get(struct rl2_walk *w, unsigned long g,
+					unsigned int size, u64 *v)
 {
 	unsigned long h;
 
-	if (!rl2_host_addr(w, g, &h))
+	if (unlikely(!rl2_host_addr(w, g, &h)))
 		return -EFAULT;
+	if (likely(!rl2_user_get_nofault(h, size, v)))
+		return 0;
 	return rl2_user_get(h, size, v, &w->faults);
 }
 
 /* Read a list pointer of the list's width; bit 0 is the PI flag. */
-static int rl2_fetch_entry(struct rl2_walk *w, unsigned long uaddr,
-			   unsigned long *entry, bool *pi)
+static __always_inline int rl2_fetch_entry(struct rl2_walk *w,
+					   unsigned long uaddr,
+					   unsigned long *entry, bool *pi)
 {
 	u64 v;
 
-	if (rl2_list_get(w, uaddr, w->is32 ? sizeof(u32) : sizeof(u64), &v))
+	if (unlikely(rl2_list_get(w, uaddr, w->is32 ? sizeof(u32) : sizeof(u64),
+				  &v)))
 		return -EFAULT;
 	*entry = (unsigned long)(v & ~1ULL);
 	*pi = v & 1;
@@ -136,8 +157,9 @@ static int rl2_fetch_entry(struct rl2_walk *w, unsigned long uaddr,
 }
 
 /* The guest address of an entry's futex word (32-bit lists wrap). */
-static unsigned long rl2_futex_uaddr(struct rl2_walk *w, unsigned long entry,
-				     long offset)
+static __always_inline unsigned long rl2_futex_uaddr(struct rl2_walk *w,
+						     unsigned long entry,
+						     long offset)
 {
 	if (w->is32)
 		return (u32)((u32)entry + (u32)offset);
@@ -169,8 +191,8 @@ static void rl2_wake(struct rl2_walk *w, unsigned long uaddr)
  * Mark the futex word at @uaddr FUTEX_OWNER_DIED if the dying thread owns
  * it, and wake a waiter.  Returns non-zero when the walk must stop.
  */
-static int rl2_handle_death(struct rl2_walk *w, unsigned long uaddr,
-			    bool pi, bool pending)
+static noinline int rl2_handle_death(struct rl2_walk *w, unsigned long uaddr,
+				     bool pi, bool pending)
 {
 	u32 __user *u = (u32 __user *)uaddr;
 	u32 uval, nval, mval, owner;
@@ -221,22 +243,47 @@ retry:
 	return 0;
 }
 
-/* rl2_handle_death() for the futex word of guest entry @entry. */
-static int rl2_handle_entry(struct rl2_walk *w, unsigned long entry,
-			    long offset, bool pi, bool pending)
+/*
+ * rl2_handle_death() for the futex word of guest entry @entry.  An entry
+ * of the list (not the pending one) is nearly always a lock the thread
+ * holds without waiters, a word that is its TID: one compare-exchange of
+ * TID to FUTEX_OWNER_DIED with page faults disabled does what reading the
+ * word and then exchanging it does, with one user access instead of two.
+ * Anything else (waiters, another owner, a page not present or not
+ * writable) fails that exchange, which leaves the word as it was, and
+ * takes the full path.
+ */
+static __always_inline int rl2_handle_entry(struct rl2_walk *w,
+					    unsigned long entry, long offset,
+					    bool pi, bool pending)
 {
 	unsigned long uaddr;
+	u32 cur;
 
-	if (!rl2_host_addr(w, rl2_futex_uaddr(w, entry, offset), &uaddr))
+	if (unlikely(!rl2_host_addr(w, rl2_futex_uaddr(w, entry, offset),
+				    &uaddr)))
 		return -EFAULT;
+	if (!pending && likely(!(uaddr & (sizeof(u32) - 1))) &&
+	    likely(!rl2_user_cmpxchg_nofault((u32 __user *)uaddr, w->tid,
+					     FUTEX_OWNER_DIED, &cur)) &&
+	    likely(cur == w->tid)) {
+		w->recovered++;
+		return 0;
+	}
 	return rl2_handle_death(w, uaddr, pi, pending);
 }
+
+/*
+ * Entries walked between two cond_resched(): a few microseconds when the
+ * pages are present; a fault-in or an I/O wait sleeps anyway.
+ */
+#define RL2_RESCHED_EVERY	32
 
 /* Walk one list; @head is the guest address of its head (w->base set). */
 static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 {
 	unsigned long entry, next, pending, tortoise;
-	unsigned long power = 1, lam = 0;
+	unsigned long power = 1, lam = 0, left, n = 0;
 	bool pi, next_pi, pip;
 	long offset;
 	int rc;
@@ -269,21 +316,22 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 		goto fault;
 
 	tortoise = head;
+	left = w->budget;
 	while (entry != head) {
-		if (!w->budget) {
+		if (!left) {
 			atomic64_inc(&rl2_stats.limited);
 			break;
 		}
-		w->budget--;
+		left--;
+		n++;
 		/* Fetch the next entry before the word can be released. */
 		rc = rl2_fetch_entry(w, entry, &next, &next_pi);
-		w->entries++;
 		/* The pending lock may also be on the list: handle it once. */
 		if (entry != pending &&
 		    rl2_handle_entry(w, entry, offset, pi, false))
-			goto fault;
+			goto fault_n;
 		if (rc)
-			goto fault;
+			goto fault_n;
 		entry = next;
 		pi = next_pi;
 
@@ -298,12 +346,18 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 			power <<= 1;
 			lam = 0;
 		}
-		cond_resched();
+		if (!(n % RL2_RESCHED_EVERY))
+			cond_resched();
 	}
+	w->budget = left;
+	w->entries += n;
 
 	if (pending)
 		rl2_handle_entry(w, pending, offset, pip, true);
 	return;
+fault_n:
+	w->budget = left;
+	w->entries += n;
 fault:
 	atomic64_inc(&rl2_stats.faults);
 }
@@ -319,6 +373,7 @@ void rl2_walk_task(struct rl2_task *rec)
 {
 	struct rl2_walk w = {
 		.tid = rec->tid,
+		.limit = TASK_SIZE,
 		.budget = READ_ONCE(rl2_walk_limit),
 		.faults.left = RL2_EXIT_FAULTS,
 		.faults.io_deadline = jiffies + RL2_EXIT_IO_WAIT,
