@@ -52,12 +52,12 @@ kernel_resolve() {
 	fi
 	rel=$(kernel_raw_field "$alias" 2) image=$(kernel_raw_field "$alias" 3)
 	headers=$(kernel_raw_field "$alias" 4)
-	local pkgnames=${RL2_APT_PKGNAMES:-apt-cache pkgnames}
-	# a foreign-arch row: its names are in the private index of that arch
-	if [[ -z ${RL2_APT_PKGNAMES:-} && $(kernel_arch "$alias") != amd64 ]]; then
+	local pkgnames=${RL2_APT_PKGNAMES:-}
+	# the names are in the row's private index (kernel_apt_state)
+	if [[ -z $pkgnames ]]; then
 		pkgnames=true	# no index (offline): the cached kernels below
-		if apt_foreign "$(kernel_arch "$alias")"; then
-			pkgnames="env APT_CONFIG=$RL2_APT_FOREIGN apt-cache pkgnames"
+		if kernel_apt_conf "$alias"; then
+			pkgnames="env APT_CONFIG=$RL2_APT_STATE apt-cache pkgnames"
 		fi
 	fi
 	if [[ $rel != *'*'* || $image != *'*'* || $headers != *'*'* ]]; then
@@ -66,10 +66,6 @@ kernel_resolve() {
 	fi
 	# glob -> regex: the * is an ABI (digits and dots), everything else literal
 	re=$(sed -e 's/[.+^$()|[\]/\\&/g' -e 's/\*/([0-9][0-9.]*)/' <<<"$image")
-	# a bullseye or sid row: the index of its private apt state, not the system's
-	if kernel_isolated "$alias"; then
-		kernel_apt_state "$(kernel_raw_field "$alias" 5)" || return 1
-	fi
 	names=$($pkgnames "${image%%\**}" 2>/dev/null | sort -u) || true
 	for abi in $(sed -nE "s/^$re\$/\\1/p" <<<"$names" | sort -rV); do
 		if grep -qxF "${headers//\*/$abi}" <<<"$names" ||
@@ -111,24 +107,38 @@ kernel_karch() {
 	esac
 }
 
-# apt_foreign ARCH: set RL2_APT_FOREIGN to an APT_CONFIG that sees bookworm
-# (with -updates, -security, -backports) for amd64 and ARCH, with lists,
-# cache and an empty dpkg status of its own under $RL2_CACHE/apt/ (the host's
-# apt and dpkg are never touched; nothing is ever installed through it, only
-# downloaded).  Its index is fetched once (apt-get update; root or not).
-apt_foreign() {
-	local arch=$1 d
-	d=$RL2_CACHE/apt/bookworm-$arch
-	RL2_APT_FOREIGN=$d/apt.conf
+# apt_state SUITE [ARCH]: set RL2_APT_STATE to an APT_CONFIG of a private
+# apt state under $RL2_CACHE/apt/SUITE[-ARCH]/ that sees SUITE for amd64
+# (and ARCH): its own sources.list, lists, cache and an empty dpkg status, so
+# apt-get update/download, apt-get source and apt-cache never touch the
+# host's apt or dpkg state (nothing is ever installed through it, only
+# downloaded; the host needs no extra apt source or dpkg architecture).  A
+# stable SUITE is seen with its -updates and -security suites, bookworm and
+# trixie with -backports too, sid alone; deb-src lines let apt-get source
+# use it.  Its index is fetched once (root or not), and again when its
+# sources change.
+apt_state() {
+	local suite=${1%%-*} arch=${2:-amd64} d src s what
+	d=$RL2_CACHE/apt/$suite what=$suite
+	[[ $arch == amd64 ]] || { d+=-$arch; what+=" $arch"; }
+	RL2_APT_STATE=$d/apt.conf
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/empty"
 	[[ -f $d/status ]] || : >"$d/status"
-	if [[ ! -f $d/apt.conf ]]; then
-		{
-			for s in bookworm bookworm-updates bookworm-backports; do
-				echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $s main"
-			done
-			echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main"
-		} >"$d/sources.list"
+	case $suite in
+	sid | unstable) set -- "$suite" ;;
+	bookworm | trixie) set -- "$suite" "$suite-updates" "$suite-backports" ;;
+	*) set -- "$suite" "$suite-updates" ;;
+	esac
+	src=
+	for s; do
+		src+="deb http://deb.debian.org/debian $s main"$'\n'
+		src+="deb-src http://deb.debian.org/debian $s main"$'\n'
+	done
+	[[ $suite == sid || $suite == unstable ]] ||
+		src+="deb http://deb.debian.org/debian-security $suite-security main"$'\n'
+	if [[ $(cat "$d/sources.list" 2>/dev/null)$'\n' != "$src" || ! -f $d/apt.conf ]]; then
+		printf '%s' "$src" >"$d/sources.list"
+		rm -f "$d"/lists/*_Packages* "$d"/lists/*_Sources*	# fetch the index again
 		cat >"$d/apt.conf.tmp" <<-EOT
 		Dir::Etc::SourceList "$d/sources.list";
 		Dir::Etc::SourceParts "$d/empty";
@@ -137,7 +147,7 @@ apt_foreign() {
 		Dir::State::Lists "$d/lists";
 		Dir::Cache "$d/cache";
 		Dir::State::status "$d/status";
-		APT::Architectures { "amd64"; "$arch"; };
+		APT::Architectures { "amd64"; $([[ $arch == amd64 ]] || echo "\"$arch\";") };
 		APT::Sandbox::User "root";
 		EOT
 		mv "$d/apt.conf.tmp" "$d/apt.conf"
@@ -146,10 +156,26 @@ apt_foreign() {
 	(
 		flock 8
 		compgen -G "$d/lists/*_Packages*" >/dev/null && exit 0
-		msg "apt-get update of the private bookworm $arch index in $d"
+		msg "apt-get update of the private $what index in $d"
 		APT_CONFIG=$d/apt.conf apt-get -q -o Dpkg::Use-Pty=0 update >"$d/update.log" 2>&1 ||
 			{ cat "$d/update.log" >&2; exit 1; }
-	) 8>"$d/.lock" || { msg "cannot fetch the bookworm $arch index (network?)"; return 1; }
+	) 8>"$d/.lock" || { msg "cannot fetch the $what index (network?)"; return 1; }
+}
+
+# apt_foreign ARCH: set RL2_APT_FOREIGN to apt_state's APT_CONFIG of
+# bookworm for amd64 and ARCH (the cross toolchains' packages).
+apt_foreign() {
+	apt_state bookworm "$1" || return 1
+	RL2_APT_FOREIGN=$RL2_APT_STATE
+}
+
+# kernel_apt_conf ALIAS: set RL2_APT_STATE (apt_state) to the private apt
+# state the packages of kernel ALIAS come from (its target suite, its
+# architecture): every kernel of kernels.conf comes through one.
+kernel_apt_conf() {
+	local arch
+	arch=$(kernel_arch "$1")
+	apt_state "$(kernel_raw_field "$1" 5)" "$([[ $arch == amd64 ]] || echo "$arch")"
 }
 
 # vm_arch_env ALIAS: export what the VM harness (tests/qemu/) needs for the
@@ -165,6 +191,9 @@ vm_arch_env() {
 	if [[ $arch == amd64 ]]; then
 		unset RL2_SYSROOT RL2_ARCH_TESTDIR BUSYBOX
 		[[ -z $RL2_HOST_BUSYBOX ]] || export BUSYBOX=$RL2_HOST_BUSYBOX
+		# the -m32 suites' libcmocka (scripts/toolchain i386)
+		RL2_SYSROOT=$("$RL2_ROOT/scripts/toolchain" --sysroot i386) || return 1
+		export RL2_SYSROOT
 		return 0
 	fi
 	RL2_SYSROOT=$("$RL2_ROOT/scripts/toolchain" --sysroot "$arch") || return 1
@@ -175,49 +204,6 @@ vm_arch_env() {
 		RL2_SYSROOT+=:$("$RL2_ROOT/scripts/toolchain" --sysroot armhf) || return 1
 	fi
 	export RL2_SYSROOT
-}
-
-# kernel_isolated ALIAS: is ALIAS's target a suite the system's apt must never
-# see (bullseye, sid)?  Its packages come through kernel_apt_state.
-kernel_isolated() {
-	case $(kernel_raw_field "$1" 5) in
-	bullseye | bullseye-* | sid | unstable) return 0 ;;
-	esac
-	return 1
-}
-
-# kernel_apt_state TARGET: export APT_CONFIG for a private apt state of
-# TARGET's suite under $RL2_CACHE/apt/<suite>/ (its own sources.list, lists,
-# cache and an empty dpkg status), so apt-get update/download and apt-cache
-# never touch the host's apt or dpkg state; apt-get update it once if it has
-# no index yet.  Packages are only downloaded, never installed.
-kernel_apt_state() {
-	local suite=${1%%-*} d log
-	d=$RL2_CACHE/apt/$suite
-	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-	[[ -f $d/status ]] || : >"$d/status"
-	if [[ $suite == sid || $suite == unstable ]]; then
-		printf 'deb http://deb.debian.org/debian %s main\n' "$suite"
-	else
-		printf 'deb http://deb.debian.org/debian %s main\ndeb http://deb.debian.org/debian-security %s-security main\n' \
-			"$suite" "$suite"
-	fi >"$d/sources.list"
-	cat >"$d/apt.conf" <<-EOT
-	Dir::Etc::SourceList "$d/sources.list";
-	Dir::Etc::SourceParts "/nonexistent";
-	Dir::State::Lists "$d/lists";
-	Dir::Cache "$d/cache";
-	Dir::State::status "$d/status";
-	APT::Architectures { "amd64"; };
-	EOT
-	export APT_CONFIG=$d/apt.conf
-	compgen -G "$d/lists/*_Packages*" >/dev/null && return 0
-	msg "apt-get update of the private $suite state in $d"
-	log=$(apt-get -q -o Dpkg::Use-Pty=0 -o APT::Sandbox::User=root update 2>&1) || {
-		printf '%s\n' "$log" | sed 's/^/  /' >&2
-		msg "cannot fetch the $suite index"
-		return 1
-	}
 }
 
 # kernel_chroot ALIAS: the chroot ALIAS's module is built in (its flags say

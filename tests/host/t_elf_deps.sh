@@ -26,7 +26,9 @@ cat >"$tmp/hello.c" <<'C'
 #include <cmocka.h>
 int main(void) { print_message("hello\n"); return 0; }
 C
-cc -m32 -o "$tmp/hello32" "$tmp/hello.c" -L/usr/lib/i386-linux-gnu -l:libcmocka.so.0
+# the i386 libcmocka is unpacked under the cache (scripts/toolchain i386)
+i386=$("$top/scripts/toolchain" --sysroot i386)
+cc -m32 -o "$tmp/hello32" "$tmp/hello.c" -L"$("$top/scripts/toolchain" --rundir i386)" -l:libcmocka.so.0
 cc -o "$tmp/hello64" "$tmp/hello.c" -lcmocka
 cc -static -o "$tmp/static64" -x c - <<<'int main(void) { return 0; }'
 
@@ -35,7 +37,7 @@ mkdir "$tmp/bin"
 printf '#!/bin/sh\necho "ldd: cannot execute" >&2\nexit 1\n' >"$tmp/bin/ldd"
 chmod +x "$tmp/bin/ldd"
 
-d32=$(PATH=$tmp/bin:$PATH deps "$tmp/hello32")
+d32=$(PATH=$tmp/bin:$PATH deps --sysroot "$i386" "$tmp/hello32")
 expect "i386: the interpreter of PT_INTERP" grep -qx "$(readlink -f /lib/ld-linux.so.2)" <<<"$d32"
 expect "i386: libc from an i386 directory" grep -qE '^/(usr/)?lib(32|/i386-linux-gnu)/libc\.so\.6$' <<<"$d32"
 expect "i386: libcmocka" grep -qE '/i386-linux-gnu/libcmocka\.so\.0' <<<"$d32"
@@ -57,7 +59,7 @@ expect "a missing library fails" test "$rc" = 1
 expect "and is named: $err" grep -q 'libcmockX.so.0 (needed by' <<<"$err"
 
 # The image itself, built with the failing ldd first in PATH.
-PATH=$tmp/bin:$PATH "$top/tests/qemu/mkinitramfs.sh" "$tmp/i.cpio.gz" --add "$tmp/hello32" >/dev/null
+PATH=$tmp/bin:$PATH RL2_SYSROOT=$i386 "$top/tests/qemu/mkinitramfs.sh" "$tmp/i.cpio.gz" --add "$tmp/hello32" >/dev/null
 list=$(gzip -dc "$tmp/i.cpio.gz" | cpio -t --quiet)
 expect "initramfs: the i386 loader" grep -qx 'lib/ld-linux.so.2' <<<"$list"
 expect "initramfs: i386 libcmocka" grep -q 'i386-linux-gnu/libcmocka.so.0' <<<"$list"
