@@ -52,13 +52,11 @@ kernel_resolve() {
 	fi
 	rel=$(kernel_raw_field "$alias" 2) image=$(kernel_raw_field "$alias" 3)
 	headers=$(kernel_raw_field "$alias" 4)
-	local pkgnames=${RL2_APT_PKGNAMES:-}
-	# the names are in the row's private index (kernel_apt_state)
-	if [[ -z $pkgnames ]]; then
-		pkgnames=true	# no index (offline): the cached kernels below
-		if kernel_apt_conf "$alias"; then
-			pkgnames="env APT_CONFIG=$RL2_APT_STATE apt-cache pkgnames"
-		fi
+	# the names are in the row's private index (kernel_apt_conf); the
+	# command can be replaced by a fake archive (tests: RL2_APT_PKGNAMES)
+	local pkgnames=true	# no index (offline): the cached kernels below
+	if kernel_apt_conf "$alias"; then
+		pkgnames="env APT_CONFIG=$RL2_APT_STATE ${RL2_APT_PKGNAMES:-apt-cache pkgnames}"
 	fi
 	if [[ $rel != *'*'* || $image != *'*'* || $headers != *'*'* ]]; then
 		msg "kernels.conf: $alias: a series needs a * in release, image and headers"
@@ -83,7 +81,7 @@ kernel_resolve() {
 		abi=$(find "$RL2_CACHE/kernels" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null |
 			sed -nE "s/^$re\$/\\1/p" | sort -rV | head -n 1)
 		if [[ -z $abi ]]; then
-			msg "no $image with its $headers in the archive index (run apt-get update, or scripts/deps)"
+			msg "no $image with its $headers in the archive index (of ${RL2_APT_STATE:-the private apt state}; delete its lists/ to fetch it again)"
 			return 1
 		fi
 		RL2_SERIES_ABI=$abi
@@ -118,24 +116,13 @@ kernel_karch() {
 # use it.  Its index is fetched once (root or not), and again when its
 # sources change.
 apt_state() {
-	local suite=${1%%-*} arch=${2:-amd64} d src s what
+	local suite=${1%%-*} arch=${2:-amd64} d src what
 	d=$RL2_CACHE/apt/$suite what=$suite
 	[[ $arch == amd64 ]] || { d+=-$arch; what+=" $arch"; }
 	RL2_APT_STATE=$d/apt.conf
 	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/empty"
 	[[ -f $d/status ]] || : >"$d/status"
-	case $suite in
-	sid | unstable) set -- "$suite" ;;
-	bookworm | trixie) set -- "$suite" "$suite-updates" "$suite-backports" ;;
-	*) set -- "$suite" "$suite-updates" ;;
-	esac
-	src=
-	for s; do
-		src+="deb http://deb.debian.org/debian $s main"$'\n'
-		src+="deb-src http://deb.debian.org/debian $s main"$'\n'
-	done
-	[[ $suite == sid || $suite == unstable ]] ||
-		src+="deb http://deb.debian.org/debian-security $suite-security main"$'\n'
+	src=$(apt_sources "$suite")$'\n'
 	if [[ $(cat "$d/sources.list" 2>/dev/null)$'\n' != "$src" || ! -f $d/apt.conf ]]; then
 		printf '%s' "$src" >"$d/sources.list"
 		rm -f "$d"/lists/*_Packages* "$d"/lists/*_Sources*	# fetch the index again
@@ -160,6 +147,22 @@ apt_state() {
 		APT_CONFIG=$d/apt.conf apt-get -q -o Dpkg::Use-Pty=0 update >"$d/update.log" 2>&1 ||
 			{ cat "$d/update.log" >&2; exit 1; }
 	) 8>"$d/.lock" || { msg "cannot fetch the $what index (network?)"; return 1; }
+}
+
+# apt_sources SUITE: the sources.list of apt_state's private state of SUITE.
+apt_sources() {
+	local suite=$1 s
+	case $suite in
+	sid | unstable) set -- "$suite" ;;
+	bookworm | trixie) set -- "$suite" "$suite-updates" "$suite-backports" ;;
+	*) set -- "$suite" "$suite-updates" ;;
+	esac
+	for s; do
+		echo "deb http://deb.debian.org/debian $s main"
+		echo "deb-src http://deb.debian.org/debian $s main"
+	done
+	[[ $suite == sid || $suite == unstable ]] ||
+		echo "deb http://deb.debian.org/debian-security $suite-security main"
 }
 
 # apt_foreign ARCH: set RL2_APT_FOREIGN to apt_state's APT_CONFIG of

@@ -3,8 +3,9 @@
 # The kernels.conf series resolver (scripts/lib.sh kernel_resolve) against a
 # fake archive: the newest ABI wins by version, not by string; variants
 # (-rt, -cloud, -dbg, -unsigned) never match; an image without its headers
-# is passed over; an exact pin passes through; a bullseye or sid row reads
-# the index of its private apt state only; offline, the newest cached
+# is passed over; an exact pin passes through; every row reads the index of
+# the private apt state of its suite and architecture only, never the
+# system's; offline, the newest cached
 # release of the series is used; nothing at all is a clear error; an
 # arch=arm64 row resolves the same way and says its architecture.
 set -euo pipefail
@@ -24,8 +25,8 @@ b510  5.10.0-*-amd64       linux-image-5.10.0-*-amd64       linux-headers-5.10.0
 s72   7.2.*+deb14-amd64    linux-binary-7.2.*+deb14-amd64   linux-headers-7.2.*+deb14-amd64    sid        chroot
 CONF
 # a fake `apt-cache pkgnames PREFIX`: the names that start with PREFIX in the
-# archive of the apt state APT_CONFIG names ($tmp/archive.<suite> for a
-# private state under $RL2_CACHE/apt/<suite>/, else the system's $tmp/archive)
+# archive of the apt state APT_CONFIG names ($tmp/archive.<dir> for a
+# private state under $RL2_CACHE/apt/<dir>/, else the system's $tmp/archive)
 cat >"$tmp/pkgnames" <<FAKE
 #!/bin/sh
 a=$tmp/archive
@@ -34,9 +35,12 @@ while read -r n; do case \$n in "\$1"*) echo "\$n" ;; esac; done <"\$a"
 FAKE
 chmod +x "$tmp/pkgnames"
 # the private states exist already (no apt-get update in a test)
-for suite in bullseye sid; do
-	mkdir -p "$RL2_CACHE/apt/$suite/lists"
-	: >"$RL2_CACHE/apt/$suite/lists/fake_Packages"
+for d in bullseye sid bookworm bookworm-arm64; do
+	mkdir -p "$RL2_CACHE/apt/$d/lists"
+	: >"$RL2_CACHE/apt/$d/lists/fake_Packages"
+	: >"$RL2_CACHE/apt/$d/apt.conf"
+	bash -c '. "$1/../../scripts/lib.sh"; apt_sources "$2"' _ "$here" "${d%-*}" \
+		>"$RL2_CACHE/apt/$d/sources.list"
 done
 cat >"$tmp/archive.bullseye" <<'ARCHIVE'
 linux-image-5.10.0-9-amd64
@@ -56,7 +60,20 @@ linux-binary-unsigned-7.2.14+deb14-amd64
 linux-binary-7.2.15+deb14-cloud-amd64
 linux-headers-7.2.15+deb14-cloud-amd64
 ARCHIVE
+# the system's: nothing may read it (decoys newer than every private one)
 cat >"$tmp/archive" <<'ARCHIVE'
+linux-image-6.1.0-99-amd64
+linux-headers-6.1.0-99-amd64
+linux-image-6.12.199+deb12-amd64
+linux-headers-6.12.199+deb12-amd64
+linux-image-6.12.199+deb12-arm64
+linux-headers-6.12.199+deb12-arm64
+linux-image-5.10.0-99-amd64
+linux-headers-5.10.0-99-amd64
+linux-binary-7.2.99+deb14-amd64
+linux-headers-7.2.99+deb14-amd64
+ARCHIVE
+cat >"$tmp/archive.bookworm" <<'ARCHIVE'
 linux-image-6.1.0-9-amd64
 linux-headers-6.1.0-9-amd64
 linux-image-6.1.0-10-amd64
@@ -73,15 +90,15 @@ linux-image-6.12.95+deb12-amd64
 linux-headers-6.12.95+deb12-amd64
 linux-image-6.12.118+deb12-amd64
 linux-headers-6.12.118+deb12-amd64
+ARCHIVE
+# amd64 + arm64
+{ cat "$tmp/archive.bookworm"; cat <<'ARCHIVE'
 linux-image-6.12.118+deb12-arm64
 linux-headers-6.12.118+deb12-arm64
 linux-image-6.12.119+deb12-arm64-16k
 linux-headers-6.12.119+deb12-arm64-16k
-linux-image-5.10.0-99-amd64
-linux-headers-5.10.0-99-amd64
-linux-binary-7.2.99+deb14-amd64
-linux-headers-7.2.99+deb14-amd64
 ARCHIVE
+} >"$tmp/archive.bookworm-arm64"
 fail=0
 field() { bash -c '. "$1/../../scripts/lib.sh"; kernel_field "$2" "$3"' _ "$here" "$1" "$2"; }
 # expect DESCRIPTION WANT ALIAS COLUMN
@@ -130,7 +147,7 @@ expect "sid: its private state's index, not the system's" 7.2.13+deb14-amd64 s72
 expect "sid: the vmlinuz package, not -unsigned or -cloud" linux-binary-7.2.13+deb14-amd64 s72 image
 expect "the flags are not touched" chroot s72 flags
 
-: >"$tmp/archive"	# no index (a fresh machine before apt-get update)
+: >"$tmp/archive.bookworm"	# no index (a fresh machine before apt-get update)
 mkdir -p "$RL2_CACHE/kernels/6.1.0-55-amd64" "$RL2_CACHE/kernels/6.1.0-7-amd64"
 expect "offline: the newest cached release" 6.1.0-55-amd64 s61 release
 rm -rf "${RL2_CACHE:?}/kernels/"*
