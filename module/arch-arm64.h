@@ -33,19 +33,27 @@
 
 /*
  * Does the function at @ip (its kprobe address) start as assumed above?
- * ftrace turned its first patchable NOP into "mov x9, x30" at boot; a
+ * ftrace turned its first patchable NOP into "mov x9, x30" at boot, and
+ * the call slot after it is a NOP or a "bl" (another tracer attached); a
  * kernel laid out otherwise (with BTI, "bti c" comes first) is refused at
- * load rather than entered at the wrong place.
+ * load rather than entered or resumed at the wrong place.
  */
 #define RL2_INSN_MOV_X9_LR	0xaa1e03e9
+#define RL2_INSN_NOP		0xd503201f
+#define RL2_INSN_BL_MASK	0xfc000000
+#define RL2_INSN_BL		0x94000000
 
 static inline bool rl2_entry_expected(unsigned long ip)
 {
-	__le32 insn;
+	__le32 insn[2];
+	u32 slot;
 
-	if (get_kernel_nofault(insn, (__le32 *)ip))
+	if (copy_from_kernel_nofault(insn, (void *)ip, sizeof(insn)))
 		return false;
-	return le32_to_cpu(insn) == RL2_INSN_MOV_X9_LR;
+	slot = le32_to_cpu(insn[1]);
+	return le32_to_cpu(insn[0]) == RL2_INSN_MOV_X9_LR &&
+	       (slot == RL2_INSN_NOP ||
+		(slot & RL2_INSN_BL_MASK) == RL2_INSN_BL);
 }
 
 /*

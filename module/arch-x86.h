@@ -20,10 +20,27 @@
 #define RL2_ENTRY_WHOLE		0
 #define RL2_ENTRY_RESUME	MCOUNT_INSN_SIZE
 
-/* The layout is checked by rl2_fentry_of()'s symbol offset (0 or 4). */
+/*
+ * Is the instruction at @ip (a kprobe address, which rl2_fentry_of() has
+ * checked to be sym+0 or sym+4) the 5-byte site ftrace patches: the NOP it
+ * wrote at boot, or a call when another tracer is attached?  Only then is
+ * @ip + RL2_ENTRY_RESUME the next instruction, where the exit hook's thunk
+ * resumes the function's body.  The NOP is P6's on every CPU since 5.14 and
+ * on Intel before; 5.10 used K8's on older AMD CPUs (QEMU's TCG "max" CPU
+ * is one).  Anything else (another layout, a jump someone patched in) is
+ * refused at load rather than jumped into.
+ */
 static inline bool rl2_entry_expected(unsigned long ip)
 {
-	return true;
+	static const u8 nop_p6[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const u8 nop_k8[] = { 0x66, 0x66, 0x90, 0x66, 0x90 };
+	u8 insn[MCOUNT_INSN_SIZE];
+
+	BUILD_BUG_ON(sizeof(insn) != sizeof(nop_p6));
+	if (copy_from_kernel_nofault(insn, (void *)ip, sizeof(insn)))
+		return false;
+	return insn[0] == 0xe8 || !memcmp(insn, nop_p6, sizeof(insn)) ||
+	       !memcmp(insn, nop_k8, sizeof(insn));
 }
 
 /*

@@ -55,9 +55,11 @@
 #endif
 
 /*
- * Our release stubs have the prototype of futex_exit_release(), checked
- * against the kernel's header where it still declares that name (probed
- * in Kbuild; kcall.c looks the function up under several names).
+ * The exit hook's release function has the prototype of the kernel's
+ * futex_exit_release(), whose argument the resume thunk passes on to the
+ * body: checked against the kernel's header where it still declares that
+ * name (probed in Kbuild; kcall.c looks the function up under several
+ * names).
  */
 #ifdef RL2_HAVE_FUTEX_EXIT_RELEASE
 # define rl2_release_proto_check(stub) \

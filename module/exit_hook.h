@@ -3,13 +3,11 @@
 #ifndef _RL2_EXIT_HOOK_H
 #define _RL2_EXIT_HOOK_H
 
-#include <linux/types.h>
+struct task_struct;
 
 int rl2_exit_hook_init(void);
 void rl2_exit_hook_exit(void);
-int rl2_exit_hook_get(void);
-void rl2_exit_hook_hold(void);
-void rl2_exit_hook_put(void);
-bool rl2_exit_hook_pinned(void);
+/* For the resume thunks (resume-*.S) only. */
+void rl2_exit_hook_release(struct task_struct *tsk);
 
 #endif /* _RL2_EXIT_HOOK_H */

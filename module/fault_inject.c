@@ -8,8 +8,11 @@
  *   fi_unregister_errno  N > 0: every ftrace ops unregistration fails with
  *                        -N and leaves the ops registered, as after
  *                        ftrace_kill() (-ENODEV is 19)
- *   fi_no_redirect       a kernel function name: its kcall stub is left
- *                        without its redirect when the ops are installed
+ *   fi_no_redirect       a kernel function name (do_futex,
+ *                        ptrace_may_access): its kcall stub is left out of
+ *                        the ops's filter when the module loads (give it to
+ *                        insmod); the exit hook's resume of the release
+ *                        bodies is no redirect, so naming them does nothing
  *   fi_unlock_races      the next N compare-exchanges of the unlock ioctl
  *                        lose as if another thread changed the word first
  *                        (4294967295: every one, until reset)

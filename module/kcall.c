@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * How robust_list2 calls the few kernel functions it needs that are not
- * exported, without ever making an indirect call into kernel text.
+ * exported, without ever making an indirect call into kernel text, and
+ * where it finds the functions its exit hook replaces.
  *
- * do_futex() (for the wake), ptrace_may_access() (for get) and the
- * original futex_*_release() bodies are reached through stubs: tiny module
- * functions with the same prototype, called directly, whose own fentry
- * site carries an IPMODIFY ftrace ops that moves the ip to the kernel
- * function.  ftrace leaves its trampoline with RET to the new ip, with the
- * stub's caller as return address, so the kernel function runs as if
- * called directly and returns to us.
+ * do_futex() (for the wake) and ptrace_may_access() (for get) are reached
+ * through stubs: tiny module functions with the same prototype, called
+ * directly, whose own fentry site is in the filter of the module's one
+ * ftrace ops (exit_hook.c), which moves the ip to the kernel function.
+ * ftrace leaves its trampoline with RET to the new ip, with the stub's
+ * caller as return address, so the kernel function runs as if called
+ * directly and returns to us.  The ops is registered from load to unload,
+ * so a stub's redirect is there whenever a stub can be called.
  *
  * Why this is IBT-safe.  With CONFIG_X86_KERNEL_IBT (Debian 6.12) every
  * indirect CALL/JMP must land on an ENDBR64, and objtool seals (overwrites
@@ -18,17 +20,21 @@
  * are all sealed, so calling them through a pointer would be a fatal
  * "Missing ENDBR" on IBT hardware (TCG does not emulate IBT, so no VM test
  * can catch it).  Here no pointer to kernel text is ever called: we enter
- * kernel code only by RET out of ftrace's trampoline, and IBT does not
- * check RET targets.  The only indirect calls involved are ftrace calling
- * our callbacks and the RCU/kernel calling our functions, all module
- * functions whose address is taken and which therefore keep their ENDBR,
- * and the pv_ops slots of the irq save/restore inside rhashtable's bucket
- * locks, which the paravirt patcher turns into inline instructions at load
- * (their targets sit in pv_ops, so their address is taken too).
+ * kernel code only by RET, out of ftrace's trampoline or out of the exit
+ * hook's resume thunk (resume-*.S), and IBT does not check RET targets.
+ * The only indirect calls involved are ftrace calling our callback and
+ * the RCU/kernel calling our functions, all module functions whose
+ * address is taken and which therefore keep their ENDBR, and the pv_ops
+ * slots of the irq save/restore inside rhashtable's bucket locks, which
+ * the paravirt patcher turns into inline instructions at load (their
+ * targets sit in pv_ops, so their address is taken too).
  *
  * Kernel addresses come from disabled kprobes (rl2_fentry_of()), which
  * patch no kernel text; no kallsyms lookup function is ever called, and no
- * private kernel structure is read.
+ * private kernel structure is read.  Before any of them is used, the
+ * instruction there is checked to be the ftrace site we expect
+ * (rl2_entry_expected(), per architecture), so that resuming after it
+ * lands on an instruction boundary.
  */
 #include <linux/module.h>
 #include <linux/kallsyms.h>
@@ -43,13 +49,6 @@
 #include "fault_inject.h"
 #include "kcall.h"
 
-struct rl2_redirect {
-	struct ftrace_ops ops;		/* on a module stub */
-	unsigned long target;		/* where the stub continues */
-	const char *what;		/* for messages */
-	bool registered;		/* under the exit hook's lock */
-};
-
 /*
  * The stubs.  Each has exactly the prototype of the kernel function it
  * stands for (checked below against the kernel's own header, so a changed
@@ -57,14 +56,12 @@ struct rl2_redirect {
  * cloning them or changing how arguments are passed, which would move
  * calls away from the traced entry point.
  *
- * Their bodies run only if the redirect is missing, which the ordering of
- * rl2_exit_hook_get() and rl2_exit_hook_put() rules out (every redirect is
- * registered before a file opens or a record exists, and removed only
- * after the last of them has gone and made its last stub call).  If one
- * ever runs, it says so loudly: a silent futex_exit_release() stub would
- * skip the kernel's futex cleanup (PI state left pointing at a freed
- * task), a silent do_futex() a wake.  The answers left behind are the
- * safe ones: no wake, no permission.
+ * Their bodies run only if the redirect did not fire: the ops is
+ * registered before the device exists and removed after it is gone, so
+ * only ftrace itself failing (ftrace_kill()) could do that.  If one ever
+ * runs, it says so loudly, and leaves the safe answer behind: no wake, no
+ * permission.  Nothing the kernel must do depends on them: the exit
+ * hook's resume into futex_exit_release()'s body is no redirect.
  */
 #define RL2_STUB_MISSED(fn) \
 	WARN_ONCE(1, KBUILD_MODNAME ": %s ran without its redirect\n", fn)
@@ -84,36 +81,21 @@ __noipa bool rl2_kcall_ptrace_may_access(struct task_struct *task,
 	return false;
 }
 
-__noipa void rl2_kcall_futex_exit_release(struct task_struct *tsk)
-{
-	RL2_STUB_MISSED("futex_exit_release");
-}
-
-__noipa void rl2_kcall_futex_exec_release(struct task_struct *tsk)
-{
-	RL2_STUB_MISSED("futex_exec_release");
-}
-
 static_assert(__same_type(&rl2_kcall_do_futex, &do_futex));
 static_assert(__same_type(&rl2_kcall_ptrace_may_access, &ptrace_may_access));
-rl2_release_proto_check(rl2_kcall_futex_exit_release);
-rl2_release_proto_check(rl2_kcall_futex_exec_release);
 
-static void notrace rl2_redirect_cb(unsigned long ip, unsigned long parent_ip,
-				    struct ftrace_ops *op,
-				    struct rl2_ftrace_regs *fregs)
-{
-	struct rl2_redirect *r = container_of(op, struct rl2_redirect, ops);
-	unsigned long target = READ_ONCE(r->target);
+/* A stub and the kernel function it continues in. */
+struct rl2_stub {
+	void *stub;
+	const char *sym;
+	unsigned long target;	/* @sym's fentry site, once resolved */
+	bool skip;		/* fault injection: leave it unredirected */
+};
 
-	if (likely(target))
-		rl2_ftrace_set_ip(fregs, target);
-}
-
-static struct rl2_redirect rl2_do_futex = { .what = "the do_futex stub" };
-static struct rl2_redirect rl2_ptrace_may_access = { .what = "the ptrace_may_access stub" };
-static struct rl2_redirect rl2_exit_resume = { .what = "the futex_exit_release stub" };
-static struct rl2_redirect rl2_exec_resume = { .what = "the futex_exec_release stub" };
+static struct rl2_stub rl2_stubs[] = {
+	{ rl2_kcall_do_futex, "do_futex" },
+	{ rl2_kcall_ptrace_may_access, "ptrace_may_access" },
+};
 
 /*
  * The names the kernel's release functions may have, newest first, so a
@@ -131,29 +113,7 @@ static const char *const rl2_exec_syms[] = {
 	"futex_exit_exec_release", "futex_exec_release", NULL
 };
 
-/*
- * Where each stub continues, as an offset from the kernel function's
- * kprobe address (compat.h, per architecture): the whole function, or for
- * the release bodies the instruction right after the ftrace call (so our
- * own exit hook is not entered twice).  @sym is the candidate of @syms
- * this kernel has.
- */
-static struct {
-	struct rl2_redirect *r;
-	void *stub;
-	const char *const *syms;
-	unsigned int skip;
-	const char *sym;
-} rl2_redirects[] = {
-	{ &rl2_do_futex, rl2_kcall_do_futex,
-	  (const char *const[]){ "do_futex", NULL }, RL2_ENTRY_WHOLE },
-	{ &rl2_ptrace_may_access, rl2_kcall_ptrace_may_access,
-	  (const char *const[]){ "ptrace_may_access", NULL }, RL2_ENTRY_WHOLE },
-	{ &rl2_exit_resume, rl2_kcall_futex_exit_release, rl2_exit_syms,
-	  RL2_ENTRY_RESUME },
-	{ &rl2_exec_resume, rl2_kcall_futex_exec_release, rl2_exec_syms,
-	  RL2_ENTRY_RESUME },
-};
+static struct rl2_release_fn rl2_exit_fn, rl2_exec_fn;
 
 /*
  * The fentry site of kernel function @sym, where ftrace calls our
@@ -185,8 +145,10 @@ static unsigned long rl2_fentry_of(const char *sym, bool quiet)
 	unregister_kprobe(&kp);
 
 	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
-	if (!buf)
+	if (!buf) {
+		pr_err("cannot locate %s: out of memory\n", sym);
 		return 0;
+	}
 	sprint_symbol(buf, ip);
 	if (strncmp(buf, sym, strlen(sym)) ||
 	    (strncmp(buf + strlen(sym), "+0x0/", 5) &&
@@ -199,124 +161,93 @@ static unsigned long rl2_fentry_of(const char *sym, bool quiet)
 	return ip;
 }
 
-/**
- * rl2_ftrace_err - one line that says why an IPMODIFY ops was refused
- * @what: the function or stub
- * @ret: register_ftrace_function()'s answer
- */
-void rl2_ftrace_err(const char *what, int ret)
-{
-	/* also on open(), so rate-limited */
-	if (ret == -EBUSY)
-		pr_err_ratelimited("cannot hook %s: ftrace is disabled (sysctl kernel.ftrace_enabled=0) or another ftrace user modifies it (a livepatch?)\n",
-				   what);
-	else
-		pr_err_ratelimited("cannot hook %s through ftrace: %d\n", what, ret);
-}
-
-static int rl2_redirect_register(struct rl2_redirect *r, void *stub)
-{
-	int ret;
-
-	r->ops.func = rl2_redirect_cb;
-	r->ops.flags |= RL2_IPMODIFY_OPS_FLAGS;
-	ret = ftrace_set_filter_ip(&r->ops, (unsigned long)stub, 0, 0);
-	if (!ret)
-		ret = register_ftrace_function(&r->ops);
-	if (ret) {
-		rl2_ftrace_clear_filter(&r->ops);
-		rl2_ftrace_err(r->what, ret);
-		return ret;
-	}
-	r->registered = true;
-	return 0;
-}
-
 /*
- * Checked: an ops that fails to unregister (ftrace_kill() makes every
- * unregistration -ENODEV) is still live and stays marked registered, so
- * its memory, and the module, stay (rl2_exit_hook_put()).
+ * The first kernel function of @syms that this kernel has, checked as the
+ * place our ftrace site offsets assume; 0 after one line that says why.
  */
-static int rl2_redirect_unregister(struct rl2_redirect *r)
+static unsigned long rl2_resolve(const char *const *syms, const char **found)
 {
-	int ret = rl2_fi_unregister_error();
+	unsigned long ip = 0;
 
-	if (!r->registered)
+	/* quiet while another name is left to try */
+	for (; *syms && !ip; syms++)
+		ip = rl2_fentry_of(*syms, syms[1]);
+	if (!ip)
 		return 0;
-	if (!ret)
-		ret = unregister_ftrace_function(&r->ops);
-	if (ret)
-		return ret;
-	rl2_ftrace_clear_filter(&r->ops);
-	r->registered = false;
+	*found = syms[-1];
+	if (!rl2_entry_expected(ip)) {
+		pr_err("%s does not begin as expected on this architecture; not supported\n",
+		       *found);
+		return 0;
+	}
+	return ip;
+}
+
+static int rl2_release_init(struct rl2_release_fn *fn,
+			    const char *const *syms)
+{
+	fn->site = rl2_resolve(syms, &fn->sym);
+	if (!fn->site)
+		return -ENOENT;
+	fn->resume = fn->site + RL2_ENTRY_RESUME;
 	return 0;
 }
 
 /**
- * rl2_kcall_init - resolve the kernel functions the stubs continue in
+ * rl2_kcall_init - resolve every kernel function we call or replace
  *
- * Registers nothing (rl2_kcall_install() does).  Returns 0 or a negative
- * errno after printing one line that says why.
+ * Registers nothing (exit_hook.c does).  Returns 0 or a negative errno
+ * after printing one line that says why.
  */
 int rl2_kcall_init(void)
 {
-	int i;
+	int i, ret;
 
-	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++) {
-		const char *const *sym = rl2_redirects[i].syms;
-		unsigned long ip = 0;
+	for (i = 0; i < ARRAY_SIZE(rl2_stubs); i++) {
+		struct rl2_stub *s = &rl2_stubs[i];
+		const char *syms[] = { s->sym, NULL };
+		const char *found;
+		unsigned long ip = rl2_resolve(syms, &found);
 
-		/* quiet while another name is left to try */
-		for (; *sym && !ip; sym++)
-			ip = rl2_fentry_of(*sym, sym[1]);
 		if (!ip)
 			return -ENOENT;
-		rl2_redirects[i].sym = sym[-1];
-		if (!rl2_entry_expected(ip)) {
-			pr_err("%s does not begin as expected on this architecture; not supported\n",
-			       rl2_redirects[i].sym);
-			return -ENOENT;
-		}
-		rl2_redirects[i].r->target = ip + rl2_redirects[i].skip;
+		s->target = ip + RL2_ENTRY_WHOLE;
+		s->skip = rl2_fi_skip_redirect(s->sym);
 	}
-	return 0;
+	ret = rl2_release_init(&rl2_exit_fn, rl2_exit_syms);
+	if (!ret)
+		ret = rl2_release_init(&rl2_exec_fn, rl2_exec_syms);
+	return ret;
 }
 
 /**
- * rl2_kcall_release_sym - the kernel function a release stub continues in
- * @exec: futex_exec_release()'s stub, else futex_exit_release()'s
+ * rl2_kcall_release - the kernel function the exit or exec hook replaces
+ * @exec: futex_exec_release()'s (or the one function both use), else
+ *	  futex_exit_release()'s
  *
- * Its name on this kernel (rl2_exit_syms, rl2_exec_syms), once
- * rl2_kcall_init() has succeeded.
+ * Its name, fentry site and resume address, once rl2_kcall_init() has
+ * succeeded.
  */
-const char *rl2_kcall_release_sym(bool exec)
+const struct rl2_release_fn *rl2_kcall_release(bool exec)
 {
-	struct rl2_redirect *r = exec ? &rl2_exec_resume : &rl2_exit_resume;
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++)
-		if (rl2_redirects[i].r == r)
-			return rl2_redirects[i].sym;
-	return NULL;
+	return exec ? &rl2_exec_fn : &rl2_exit_fn;
 }
 
 /**
- * rl2_kcall_install - redirect every stub not yet redirected
+ * rl2_kcall_filter - add every stub's fentry site to @ops's filter
+ * @ops: the module's one ftrace ops, not yet registered
  *
- * Called with the exit hook's lock held.  On failure the redirects made
- * stay registered for rl2_kcall_remove(); returns 0 or a negative errno
- * after printing one line that says why.
+ * Returns 0 or a negative errno.
  */
-int rl2_kcall_install(void)
+int rl2_kcall_filter(struct ftrace_ops *ops)
 {
 	int i, ret;
 
-	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++) {
-		if (rl2_redirects[i].r->registered ||
-		    rl2_fi_skip_redirect(rl2_redirects[i].sym))
+	for (i = 0; i < ARRAY_SIZE(rl2_stubs); i++) {
+		if (rl2_stubs[i].skip)
 			continue;
-		ret = rl2_redirect_register(rl2_redirects[i].r,
-					    rl2_redirects[i].stub);
+		ret = ftrace_set_filter_ip(ops, (unsigned long)rl2_stubs[i].stub,
+					   0, 0);
 		if (ret)
 			return ret;
 	}
@@ -324,33 +255,23 @@ int rl2_kcall_install(void)
 }
 
 /**
- * rl2_kcall_remove - remove the stubs' redirects
+ * rl2_kcall_redirect - send a stub on to its kernel function
+ * @ip: the fentry site ftrace called the module's ops for
+ * @fregs: the registers ftrace will return with
  *
- * Only once no caller of a stub can be left (no thread has a slot, no file
- * is open).  Stops at the first unregistration that fails and returns its
- * error; what is still registered is still marked so.
+ * Called from the ftrace callback (notrace, preemption off).  Returns
+ * whether @ip was a stub's.
  */
-int rl2_kcall_remove(void)
-{
-	int i, ret;
-
-	for (i = ARRAY_SIZE(rl2_redirects) - 1; i >= 0; i--) {
-		ret = rl2_redirect_unregister(rl2_redirects[i].r);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/**
- * rl2_kcall_installed - is any stub's redirect registered?
- */
-bool rl2_kcall_installed(void)
+bool notrace rl2_kcall_redirect(unsigned long ip,
+				struct rl2_ftrace_regs *fregs)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(rl2_redirects); i++)
-		if (rl2_redirects[i].r->registered)
+	for (i = 0; i < ARRAY_SIZE(rl2_stubs); i++) {
+		if (rl2_site_is(ip, (unsigned long)rl2_stubs[i].stub)) {
+			rl2_ftrace_set_ip(fregs, rl2_stubs[i].target);
 			return true;
+		}
+	}
 	return false;
 }

@@ -388,23 +388,20 @@ static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return rl2_ioctl_other(file, cmd, uarg);
 }
 
-/* An open file is a user of the exit hooks: they are installed first. */
+/*
+ * misc_open() calls us with the misc core's global lock held: nothing here
+ * may sleep on anything of ours (the exit hook lives from load to unload).
+ */
 static int rl2_open(struct inode *inode, struct file *file)
 {
-	int ret;
-
 	file->private_data = NULL;	/* misc_open() put the miscdevice here */
-	ret = nonseekable_open(inode, file);
-	if (!ret)
-		ret = rl2_exit_hook_get();
-	return ret;
+	return nonseekable_open(inode, file);
 }
 
 /* The try-unlock window, if one was set; records keep their own reference. */
 static int rl2_dev_release(struct inode *inode, struct file *file)
 {
 	rl2_window_put(file->private_data);
-	rl2_exit_hook_put();
 	return 0;
 }
 
@@ -433,6 +430,7 @@ static int __init rl2_init(void)
 	ret = rl2_kcall_init();
 	if (ret)
 		goto err_hook;
+	/* The hook before the device: a thread with a slot is never missed. */
 	ret = rl2_exit_hook_init();
 	if (ret)
 		goto err_hook;
@@ -446,9 +444,6 @@ static int __init rl2_init(void)
 	return 0;
 
 err_misc:
-	/* An ops that would not go holds our text: stay, without a device. */
-	if (rl2_exit_hook_pinned())
-		return 0;
 	rl2_exit_hook_exit();
 err_hook:
 	rl2_registry_exit();

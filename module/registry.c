@@ -77,7 +77,6 @@
 #include <linux/sched/task.h>
 
 #include "rl2_types.h"
-#include "exit_hook.h"
 #include "registry.h"
 #include "window.h"
 
@@ -159,7 +158,7 @@ int rl2_registry_init(void)
 void rl2_registry_exit(void)
 {
 	rcu_barrier();			/* pending rl2_task_free_rcu() */
-	kvfree(rl2_filter);		/* no hook is installed any more */
+	kvfree(rl2_filter);		/* the exit hook is gone */
 	rhashtable_destroy(&rl2_tasks);
 	kmem_cache_destroy(rl2_bases_cache);
 	kmem_cache_destroy(rl2_task_cache);
@@ -283,13 +282,13 @@ static void rl2_task_free_rcu(struct rcu_head *rcu)
  * rl2_task_free - free a detached record after a grace period
  * @rec: record returned by rl2_task_detach()
  *
- * The caller still owns the exit-hook user the record held and must drop
- * it with rl2_exit_hook_put() once it no longer needs the hooks or the
- * stubs' redirects.
+ * Drops the module reference the record held: rl2_registry_exit()'s
+ * rcu_barrier() waits for the callback before the caches go.
  */
 void rl2_task_free(struct rl2_task *rec)
 {
 	call_rcu(&rec->rcu, rl2_task_free_rcu);
+	module_put(THIS_MODULE);
 }
 
 /**
@@ -333,8 +332,12 @@ static struct rl2_task *rl2_task_create(void)
 		return ERR_PTR(ret == -EEXIST ? -EBUSY : -ENOMEM);
 	}
 	atomic_inc(rl2_filter_counter(rl2_filter));
-	/* Our caller is inside an ioctl on our file: already a user. */
-	rl2_exit_hook_hold();
+	/*
+	 * A thread with a slot pins the module (rmmod says "in use"), so
+	 * that its lists are always walked.  Our caller is inside an ioctl
+	 * on our file, which holds a reference already.
+	 */
+	__module_get(THIS_MODULE);
 	rl2_task_cache_fill(rec);
 	return rec;
 }
@@ -355,7 +358,6 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 		return;
 	rl2_task_detach();
 	rl2_task_free(rec);
-	rl2_exit_hook_put();	/* the ioctl's open file is still a user */
 }
 
 /*
