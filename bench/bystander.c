@@ -139,11 +139,9 @@ static void busy_stop(struct busy *b)
 }
 
 /*
- * After the busy state the module keeps its hooks installed for a second
- * (exit_hook.c's idle delay), holding a reference on itself meanwhile: a
- * "loaded" state measured then would time exits through the hooks.  Wait
- * until the module's reference count is 0 again (bounded: 10 s).  Under
- * -icount with sleep=off that idle second costs no host time.
+ * After the busy state, wait until the module's reference count is 0 again
+ * (the busy process's descriptor and records gone; bounded: 10 s), so the
+ * "loaded" state that follows has no registered thread anywhere.
  */
 static void hooks_gone_wait(void)
 {

@@ -37,10 +37,7 @@ static void test_status_json_counts_live_registrations(void **state)
 	assert_int_equal(ROBUST_LIST2_ABI_VERSION, jnum(v, "abi_version"));
 	assert_int_equal(8, jnum(v, "slots"));
 	assert_int_equal(DEFAULT_LIMIT, jnum(v, "walk_limit"));
-	/*
-	 * The target's open descriptor pins the module, and so do the ftrace
-	 * ops its users keep installed (module/exit_hook.c).
-	 */
+	/* The target's open descriptor pins the module, and so do its records. */
 	assert_true(jnum(v, "refcount") >= 2);
 	features = jarr(v, "features");
 	for (size_t i = 0; i < features->n; i++) {

@@ -33,24 +33,6 @@ static long delete_module(void)
 	return syscall(SYS_delete_module, "robust_list2", O_NONBLOCK);
 }
 
-/*
- * Once the last user has gone, the module keeps its ftrace ops (and a
- * reference on itself) for about a second (module/exit_hook.c): rmmod is
- * refused during it.  Wait for that, at most 5 s.
- */
-static long delete_module_idle(void)
-{
-	long ret;
-
-	for (int i = 0; i < 50; i++) {
-		ret = delete_module();
-		if (ret == 0 || errno != EWOULDBLOCK)
-			break;
-		usleep(100 * 1000);
-	}
-	return ret;
-}
-
 static int load_module(void)
 {
 	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
@@ -139,7 +121,7 @@ static void test_unload_refused_while_a_slot_is_registered(void **state)
 	assert_int_equal(FUTEX_OWNER_DIED, h->lock.futex);
 
 	/* and released the module */
-	assert_int_equal(0, delete_module_idle());
+	assert_int_equal(0, delete_module());
 	assert_false(module_loaded());
 	assert_int_equal(0, load_module());
 	th_free(h, 4096);
@@ -155,29 +137,41 @@ static int module_refcnt(void)
 }
 
 /*
- * The module's ftrace ops exist only while it is in use: with no user its
- * refcount is 0 (the ops hold one reference while installed), an open file
- * installs them, and about a second after the last close they are gone.
+ * The module's ftrace ops lives from load to unload and holds no reference
+ * on the module: the refcount counts open files and threads with a slot,
+ * and drops to 0 the moment the last of them is gone, so rmmod succeeds
+ * right after (a module that removed its ops a second after its last user
+ * held a reference on itself meanwhile).
  */
-static void test_hooks_installed_only_while_in_use(void **state)
+static void test_refcount_counts_users_only(void **state)
 {
-	int fd, n, i;
+	struct holder *h = th_shared_alloc(4096, false);
+	pid_t pid;
+	int fd;
 
-	assert_int_equal(0, delete_module_idle());
+	assert_int_equal(0, delete_module());
 	assert_int_equal(0, load_module());
-	/* the load checked that the ops install, and removed them at once */
 	assert_int_equal(0, module_refcnt());
 
+	pid = th_spawn_child(child_register_then_close, h);
+	for (int i = 0; i < 100 && !__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE); i++)
+		th_futex_wait(&h->ready, 0, 100, false);
+	assert_int_equal(1, h->ready);
+	assert_int_equal(1, module_refcnt());	/* the child's record */
+	/* opened after the fork: the child does not share this file */
 	fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0);
-	assert_int_equal(2, module_refcnt());	/* the file and the ops */
+	assert_int_equal(2, module_refcnt());	/* and the file */
 	close(fd);
-	assert_int_equal(1, module_refcnt());	/* the ops, for a while */
-	for (i = 0; i < 50 && (n = module_refcnt()) != 0; i++)
-		usleep(100 * 1000);
-	print_message("# ops removed %d ms after the last close\n", i * 100);
-	assert_int_equal(0, n);
-	assert_true(i >= 5);	/* not at once: a second of grace */
+	assert_int_equal(1, module_refcnt());
+	__atomic_store_n(&h->go, 1, __ATOMIC_RELEASE);
+	th_futex_wake(&h->go, 1, false);
+	assert_int_equal(0, th_wait_child(pid));
+	assert_int_equal(FUTEX_OWNER_DIED, h->lock.futex);
+	assert_int_equal(0, module_refcnt());
+	assert_int_equal(0, delete_module());	/* at once */
+	assert_int_equal(0, load_module());
+	th_free(h, 4096);
 }
 
 static void test_unload_refused_while_device_open(void **state)
@@ -208,7 +202,7 @@ static int child_expect_works(void *p)
 
 static void test_enosys_without_module_then_reload(void **state)
 {
-	assert_int_equal(0, delete_module_idle());
+	assert_int_equal(0, delete_module());
 	assert_int_equal(-1, access(ROBUST_LIST2_DEVICE, F_OK));
 	assert_int_equal(0, th_wait_child(th_spawn_child(child_expect_enosys, NULL)));
 	assert_int_equal(0, load_module());
@@ -240,7 +234,7 @@ static void test_refuses_to_load_with_one_clear_line(void **state)
 	int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 
 	assert_true(kmsg >= 0);
-	assert_int_equal(0, delete_module_idle());
+	assert_int_equal(0, delete_module());
 	lseek(kmsg, 0, SEEK_END);
 	assert_int_equal(0, th_write_file(sysctl, "0"));
 
@@ -291,7 +285,7 @@ static void test_unload_reload_while_threads_exit(void **state)
 	int cycles = getenv("RL2_UNLOAD_CYCLES") ? atoi(getenv("RL2_UNLOAD_CYCLES")) : 4;
 
 	for (int i = 0; i < cycles; i++) {
-		assert_int_equal(0, delete_module_idle());
+		assert_int_equal(0, delete_module());
 		assert_int_equal(0, load_module());
 	}
 	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
@@ -398,7 +392,7 @@ static void test_rmmod_loop_while_registered_threads_exit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hooks_installed_only_while_in_use),
+		cmocka_unit_test(test_refcount_counts_users_only),
 		cmocka_unit_test(test_unload_refused_while_device_open),
 		cmocka_unit_test(test_unload_refused_while_a_slot_is_registered),
 		cmocka_unit_test(test_enosys_without_module_then_reload),

@@ -5,7 +5,9 @@
  * --fault-inject), in a VM of their own (tests/host/t_vm_fault_inject.sh):
  *
  *  - an ftrace ops that cannot be unregistered (as after ftrace_kill())
- *    keeps the module loaded, with one pr_crit line, and the hooks working;
+ *    makes rmmod wait, with one pr_crit line, instead of freeing what the
+ *    ops points at; exits on the machine go on meanwhile, and the unload
+ *    finishes once unregistration works again;
  *  - the unlock ioctl does not give up on a contended word after a fixed
  *    number of lost compare-exchanges, and a fatal signal still ends it.
  *
@@ -90,8 +92,8 @@ static int kmsg_count(int fd, const char *needle)
 
 /*
  * ROBUST_LIST2_IOC_UNLOCK on a descriptor of our own, closed after: the
- * library would keep one open for the process, and an open file keeps
- * the module's ops installed.
+ * library would keep one open for the process, and an open file pins
+ * the module.
  */
 static long raw_unlock(uint32_t *word, uint32_t tid, void *pop)
 {
@@ -145,7 +147,7 @@ static int holder_child(void *p)
 	a.head = (uintptr_t)&h->head;
 	if (ioctl(fd, ROBUST_LIST2_IOC_SET, &a))
 		return 11;
-	close(fd);			/* the record alone keeps the hooks */
+	close(fd);			/* the record alone pins the module */
 	if (h->unlock) {
 		/* as a user-space unlock does: pending first, then release */
 		h->head.list_op_pending = &h->lock.list;
@@ -161,52 +163,47 @@ static int holder_child(void *p)
 	return 0;			/* exits holding the lock */
 }
 
-static void test_failed_unregister_keeps_the_module(void **state)
+static int rmmod_child(void *p)
 {
-	struct holder *h = th_shared_alloc(4096, false);
+	return delete_module() ? errno : 0;
+}
+
+static int exit_child(void *p)
+{
+	return 0;
+}
+
+static void test_failed_unregister_makes_rmmod_wait(void **state)
+{
 	int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-	int fd, n;
+	char st[32] = "";
+	int status;
 	pid_t pid;
 
 	assert_true(kmsg >= 0);
 	lseek(kmsg, 0, SEEK_END);
-	assert_int_equal(0, wait_refcnt(0, 3000));	/* idle: no ops */
+	assert_int_equal(0, wait_refcnt(0, 3000));
 
 	/* as after ftrace_kill(): every unregistration fails with -ENODEV */
 	assert_int_equal(0, th_write_file(PARAM("fi_unregister_errno"), "19"));
-	fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
-	assert_true(fd >= 0);
-	close(fd);
-	/* the idle removal ran and failed: the ops, and their reference, stay */
+	pid = th_spawn_child(rmmod_child, NULL);
 	th_sleep_ms(2500);
-	n = kmsg_count(kmsg, "robust_list2: cannot remove its ftrace ops (-19)");
-	assert_int_equal(1, n);
-	assert_int_equal(1, module_refcnt());
-	for (int i = 0; i < 5; i++) {
-		assert_int_equal(-1, delete_module());
-		assert_int_equal(EWOULDBLOCK, errno);
-		th_sleep_ms(200);
-	}
+	/* rmmod is still waiting, the module going, and said so once */
+	assert_int_equal(0, waitpid(pid, &status, WNOHANG));
+	assert_true(th_read_file("/sys/module/robust_list2/initstate", st, sizeof(st)) > 0);
+	assert_string_equal("going\n", st);
+	assert_int_equal(1, kmsg_count(kmsg, "robust_list2: cannot remove its ftrace ops (-19)"));
+	/* the device is gone, and exits still pass through the ops unharmed */
+	assert_int_equal(-1, access(ROBUST_LIST2_DEVICE, F_OK));
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(0, th_wait_child(th_spawn_child(exit_child, NULL)));
 
-	/* and they still work: a registered thread's lock is recovered */
-	pid = th_spawn_child(holder_child, h);
-	assert_true(th_wait_flag(&h->ready, 1, 10000));
-	th_set_flag(&h->go, 1);
-	assert_int_equal(0, th_wait_child(pid));
-	assert_int_equal(FUTEX_OWNER_DIED, h->lock.futex);
-	th_sleep_ms(1500);
-	assert_int_equal(-1, delete_module());
-
-	/* once unregistration works again, the next idle removal lets it go */
+	/* once unregistration works again, the unload finishes */
 	assert_int_equal(0, th_write_file(PARAM("fi_unregister_errno"), "0"));
-	fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(0, wait_refcnt(0, 5000));
-	assert_int_equal(0, delete_module());
+	assert_int_equal(0, th_wait_child_ms(pid, 5000));
+	assert_int_equal(-1, access("/sys/module/robust_list2", F_OK));
 	assert_int_equal(0, load_module());
 	close(kmsg);
-	th_free(h, 4096);
 }
 
 static void test_unlock_does_not_give_up_on_a_contended_word(void **state)
@@ -255,7 +252,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unlock_does_not_give_up_on_a_contended_word),
 		cmocka_unit_test(test_unlock_that_never_wins_ends_with_sigkill),
-		cmocka_unit_test(test_failed_unregister_keeps_the_module),
+		cmocka_unit_test(test_failed_unregister_makes_rmmod_wait),
 	};
 
 	/* the host counts TAP lines (vm-run passes no environment) */
