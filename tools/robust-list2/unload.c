@@ -17,11 +17,9 @@
 #include "unload.h"
 
 /*
- * The module holds one reference on itself while its ftrace ops are
- * installed, i.e. while anybody uses it and for about a second after
- * (module/exit_hook.c), and each open descriptor of the device holds one:
- * split the refcount for the message.  It is read before our own
- * descriptor exists.
+ * Each thread with a slot and each open descriptor of the device holds one
+ * reference on the module: split the refcount for the message.  It is read
+ * before our own descriptor exists.
  */
 static int busy_error(struct kmod_module *mod, int refcnt)
 {
@@ -31,7 +29,7 @@ static int busy_error(struct kmod_module *mod, int refcnt)
 	if (refcnt < 0 || robust_list2_stats(&st))
 		return fail(EXIT_ERR, 0, "cannot unload %s: in use (refcount %d)", MODNAME,
 			    refcnt);
-	files = (long long)refcnt - 1;
+	files = (long long)refcnt - (long long)st.tasks;
 	return fail(EXIT_ERR, 0, "cannot unload %s: in use: %" PRIu64 " thread%s hold%s slots,"
 		    " %s open %lld time%s (refcount %d)", MODNAME, (uint64_t)st.tasks,
 		    st.tasks == 1 ? "" : "s", st.tasks == 1 ? "s" : "", ROBUST_LIST2_DEVICE,
@@ -56,17 +54,7 @@ int cmd_unload(int argc, char **argv)
 	ret = mod_open(&mod);
 	if (ret)
 		return fail(EXIT_ERR, -ret, "unload: libkmod");
-	/*
-	 * A refcount of 1 is the module's own, held for a second after its
-	 * last user went: wait that out (5 s at most), as nobody else can.
-	 */
-	for (int i = 0;; i++) {
-		ret = kmod_module_remove_module(mod, KMOD_REMOVE_NOWAIT);
-		if ((ret != -EAGAIN && ret != -EBUSY) || i == 50 ||
-		    kmod_module_get_refcnt(mod) != 1)
-			break;
-		usleep(100 * 1000);
-	}
+	ret = kmod_module_remove_module(mod, KMOD_REMOVE_NOWAIT);
 	if (ret == -EAGAIN || ret == -EBUSY)
 		ret = busy_error(mod, kmod_module_get_refcnt(mod));
 	else if (ret == -EPERM)
