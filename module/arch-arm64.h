@@ -43,14 +43,13 @@
 #define RL2_INSN_BL_MASK	0xfc000000
 #define RL2_INSN_BL		0x94000000
 
-static inline bool rl2_entry_expected(unsigned long ip)
-{
-	__le32 insn[2];
-	u32 slot;
+#define RL2_ENTRY_BYTES		(2 * AARCH64_INSN_SIZE)
 
-	if (copy_from_kernel_nofault(insn, (void *)ip, sizeof(insn)))
-		return false;
-	slot = le32_to_cpu(insn[1]);
+static inline bool rl2_entry_expected(const u8 *bytes)
+{
+	const __le32 *insn = (const __le32 *)bytes;
+	u32 slot = le32_to_cpu(insn[1]);
+
 	return le32_to_cpu(insn[0]) == RL2_INSN_MOV_X9_LR &&
 	       (slot == RL2_INSN_NOP ||
 		(slot & RL2_INSN_BL_MASK) == RL2_INSN_BL);

@@ -25,22 +25,21 @@
  * checked to be sym+0 or sym+4) the 5-byte site ftrace patches: the NOP it
  * wrote at boot, or a call when another tracer is attached?  Only then is
  * @ip + RL2_ENTRY_RESUME the next instruction, where the exit hook's thunk
- * resumes the function's body.  The NOP is P6's on every CPU since 5.14 and
- * on Intel before; 5.10 used K8's on older AMD CPUs (QEMU's TCG "max" CPU
- * is one).  Anything else (another layout, a jump someone patched in) is
- * refused at load rather than jumped into.
+ * resumes the function's body.  The NOP is P6's on every CPU since 5.14
+ * and on Intel before; 5.10 writes K8's atomic one on older AMD CPUs
+ * (QEMU's TCG "max" CPU is one).  Anything else (another layout, a jump
+ * someone patched in) is refused at load rather than jumped into.
  */
-static inline bool rl2_entry_expected(unsigned long ip)
+#define RL2_ENTRY_BYTES		MCOUNT_INSN_SIZE
+
+static inline bool rl2_entry_expected(const u8 *insn)
 {
 	static const u8 nop_p6[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-	static const u8 nop_k8[] = { 0x66, 0x66, 0x90, 0x66, 0x90 };
-	u8 insn[MCOUNT_INSN_SIZE];
+	static const u8 nop_k8[] = { 0x66, 0x66, 0x66, 0x66, 0x90 };
 
-	BUILD_BUG_ON(sizeof(insn) != sizeof(nop_p6));
-	if (copy_from_kernel_nofault(insn, (void *)ip, sizeof(insn)))
-		return false;
-	return insn[0] == 0xe8 || !memcmp(insn, nop_p6, sizeof(insn)) ||
-	       !memcmp(insn, nop_k8, sizeof(insn));
+	BUILD_BUG_ON(sizeof(nop_p6) != RL2_ENTRY_BYTES);
+	return insn[0] == 0xe8 || !memcmp(insn, nop_p6, RL2_ENTRY_BYTES) ||
+	       !memcmp(insn, nop_k8, RL2_ENTRY_BYTES);
 }
 
 /*

@@ -167,6 +167,7 @@ static unsigned long rl2_fentry_of(const char *sym, bool quiet)
  */
 static unsigned long rl2_resolve(const char *const *syms, const char **found)
 {
+	u8 insn[RL2_ENTRY_BYTES] = { 0 };
 	unsigned long ip = 0;
 
 	/* quiet while another name is left to try */
@@ -175,9 +176,10 @@ static unsigned long rl2_resolve(const char *const *syms, const char **found)
 	if (!ip)
 		return 0;
 	*found = syms[-1];
-	if (!rl2_entry_expected(ip)) {
-		pr_err("%s does not begin as expected on this architecture; not supported\n",
-		       *found);
+	if (copy_from_kernel_nofault(insn, (void *)ip, sizeof(insn)) ||
+	    !rl2_entry_expected(insn)) {
+		pr_err("%s does not begin as expected on this architecture (%*ph); not supported\n",
+		       *found, (int)sizeof(insn), insn);
 		return 0;
 	}
 	return ip;
