@@ -137,7 +137,7 @@ MODULES_LOAD := $(DESTDIR)/etc/modules-load.d/robust_list2.conf
 dkms-source:
 	install -d $(DKMS_SRC)/module $(DKMS_SRC)/uapi/linux
 	install -m 644 dkms.conf Kbuild Makefile $(DKMS_SRC)/
-	install -m 644 module/*.c module/*.h $(DKMS_SRC)/module/
+	install -m 644 module/*.c module/*.h module/*.S $(DKMS_SRC)/module/
 	install -m 644 uapi/linux/*.h $(DKMS_SRC)/uapi/linux/
 
 # Load at boot: modules-load.d (the misc minor is dynamic, so there is no

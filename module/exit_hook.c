@@ -56,10 +56,6 @@
 #include "walk.h"
 #include "window.h"
 
-/* resume-*.S: entered instead of the release function, by ftrace's RET */
-void rl2_exit_thunk(void);
-void rl2_exec_thunk(void);
-
 /* Where the thunks continue: right after each function's fentry site. */
 unsigned long rl2_exit_resume __ro_after_init;
 unsigned long rl2_exec_resume __ro_after_init;
@@ -91,6 +87,7 @@ void rl2_exit_hook_release(struct task_struct *tsk)
 	}
 	module_put(THIS_MODULE);
 }
+
 rl2_release_proto_check(rl2_exit_hook_release);
 
 static void notrace rl2_hook_cb(unsigned long ip, unsigned long parent_ip,
@@ -100,11 +97,11 @@ static void notrace rl2_hook_cb(unsigned long ip, unsigned long parent_ip,
 	unsigned long thunk;
 
 	/* Every exit on the machine comes here: the release sites first. */
-	if (rl2_site_is(ip, rl2_exit_site))
+	if (rl2_site_is(ip, rl2_exit_site)) {
 		thunk = (unsigned long)rl2_exit_thunk;
-	else if (rl2_exec_site && rl2_site_is(ip, rl2_exec_site))
+	} else if (rl2_exec_site && rl2_site_is(ip, rl2_exec_site)) {
 		thunk = (unsigned long)rl2_exec_thunk;
-	else {
+	} else {
 		rl2_kcall_redirect(ip, fregs);
 		return;
 	}

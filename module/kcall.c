@@ -87,14 +87,15 @@ static_assert(__same_type(&rl2_kcall_ptrace_may_access, &ptrace_may_access));
 /* A stub and the kernel function it continues in. */
 struct rl2_stub {
 	void *stub;
-	const char *sym;
-	unsigned long target;	/* @sym's fentry site, once resolved */
-	bool skip;		/* fault injection: leave it unredirected */
+	const char *const *syms;	/* its name (one) */
+	unsigned long target;		/* its fentry site, once resolved */
+	bool skip;			/* fault injection: leave it unredirected */
 };
 
 static struct rl2_stub rl2_stubs[] = {
-	{ rl2_kcall_do_futex, "do_futex" },
-	{ rl2_kcall_ptrace_may_access, "ptrace_may_access" },
+	{ rl2_kcall_do_futex, (const char *const[]){ "do_futex", NULL } },
+	{ rl2_kcall_ptrace_may_access,
+	  (const char *const[]){ "ptrace_may_access", NULL } },
 };
 
 /*
@@ -145,10 +146,8 @@ static unsigned long rl2_fentry_of(const char *sym, bool quiet)
 	unregister_kprobe(&kp);
 
 	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
-	if (!buf) {
-		pr_err("cannot locate %s: out of memory\n", sym);
+	if (!buf)
 		return 0;
-	}
 	sprint_symbol(buf, ip);
 	if (strncmp(buf, sym, strlen(sym)) ||
 	    (strncmp(buf + strlen(sym), "+0x0/", 5) &&
@@ -207,14 +206,13 @@ int rl2_kcall_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(rl2_stubs); i++) {
 		struct rl2_stub *s = &rl2_stubs[i];
-		const char *syms[] = { s->sym, NULL };
 		const char *found;
-		unsigned long ip = rl2_resolve(syms, &found);
+		unsigned long ip = rl2_resolve(s->syms, &found);
 
 		if (!ip)
 			return -ENOENT;
 		s->target = ip + RL2_ENTRY_WHOLE;
-		s->skip = rl2_fi_skip_redirect(s->sym);
+		s->skip = rl2_fi_skip_redirect(found);
 	}
 	ret = rl2_release_init(&rl2_exit_fn, rl2_exit_syms);
 	if (!ret)
