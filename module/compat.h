@@ -158,16 +158,17 @@ static inline void rl2_ftrace_clear_filter(struct ftrace_ops *ops)
 
 /*
  * Keep our caches out of other caches of the same size, where a leak of
- * our records would hide (t_bounds counts them; at 120 bytes rl2_task
- * otherwise merges with the busy seq_file cache): SLAB_NO_MERGE from 6.5.
- * Before it, SLAB_TYPESAFE_BY_RCU, which also never merges and is only a
- * stronger form of what we do anyway (records are freed after an RCU grace
- * period); SLUB then keeps its free pointer outside the object (+8 bytes).
+ * our records would hide (t_bounds counts them; accounted caches merge
+ * with each other too): SLAB_NO_MERGE from 6.5.  Before it,
+ * SLAB_NOLEAKTRACE, which never merges either and costs nothing but
+ * kmemleak's view of our records (a leak still shows at
+ * kmem_cache_destroy()).  Not SLAB_TYPESAFE_BY_RCU (0.4), with which SLUB
+ * keeps its free pointer outside the object: 8 bytes more per record.
  */
 #ifdef SLAB_NO_MERGE
 # define RL2_SLAB_NO_MERGE	SLAB_NO_MERGE
 #else
-# define RL2_SLAB_NO_MERGE	SLAB_TYPESAFE_BY_RCU
+# define RL2_SLAB_NO_MERGE	SLAB_NOLEAKTRACE
 #endif
 
 #endif /* _RL2_COMPAT_H */

@@ -16,8 +16,9 @@
  *     hooks), so writers never race each other;
  *   - readers (get on another thread) use rcu_read_lock() and READ_ONCE()
  *     of one slot word; records are freed after a grace period.  A slot
- *     word and its base (struct rl2_bases) are read together under the
- *     base table's seqcount, which only the owner writes.
+ *     word and its base (struct rl2_bases, behind the records of threads
+ *     that set one) are read together under the bases' seqcount, which
+ *     only the owner writes.
  *
  * A thread that asks for its own record (set, get of itself, the exit
  * hook) first tries a one-entry cache per CPU that holds the record its
@@ -81,7 +82,7 @@
 #include "window.h"
 
 static struct kmem_cache *rl2_task_cache;
-static struct kmem_cache *rl2_bases_cache;
+static struct kmem_cache *rl2_based_cache;	/* struct rl2_task_based */
 static struct rhashtable rl2_tasks;
 
 #define RL2_FILTER_BITS		16
@@ -94,26 +95,39 @@ static atomic_t *rl2_filter __read_mostly;	/* see above; NULL until first use */
  */
 static u32 rl2_task_hash(const void *data, u32 len, u32 seed)
 {
-	return hash_64(*(const u64 *)data ^ seed, 32);
+	return hash_64((*(const u64 *)data & ~RL2_TASK_BASED) ^ seed, 32);
+}
+
+/* A record's key is its task: without the RL2_TASK_BASED bit. */
+static u32 rl2_task_obj_hash(const void *obj, u32 len, u32 seed)
+{
+	return rl2_task_hash(&((const struct rl2_task *)obj)->task, len, seed);
 }
 
 static int rl2_task_cmp(struct rhashtable_compare_arg *arg, const void *obj)
 {
 	const struct rl2_task *rec = obj;
 
-	return rec->task != *(struct task_struct * const *)arg->key;
+	return (rec->task ^ *(const unsigned long *)arg->key) & ~RL2_TASK_BASED;
 }
 
 static const struct rhashtable_params rl2_task_params = {
-	.key_len		= sizeof(struct task_struct *),
+	.key_len		= sizeof(unsigned long),
 	.key_offset		= offsetof(struct rl2_task, task),
 	.head_offset		= offsetof(struct rl2_task, node),
 	.hashfn			= rl2_task_hash,
+	.obj_hashfn		= rl2_task_obj_hash,
 	.obj_cmpfn		= rl2_task_cmp,
 	.automatic_shrinking	= true,
 };
 
 DEFINE_PER_CPU(struct rl2_task *, rl2_task_cached);
+
+/*
+ * Kernel memory per registered thread is budgeted (SPEC.md: 128 bytes with
+ * the hash table's share, bench/scale.c): a record may not grow unnoticed.
+ */
+static_assert(sizeof(struct rl2_task) <= 96);
 
 int rl2_registry_init(void)
 {
@@ -130,8 +144,8 @@ int rl2_registry_init(void)
 	if (!rl2_task_cache)
 		return -ENOMEM;
 	/* Only threads that set a base (emulators) get one; charged too. */
-	rl2_bases_cache = KMEM_CACHE(rl2_bases, SLAB_ACCOUNT | RL2_SLAB_NO_MERGE);
-	if (!rl2_bases_cache) {
+	rl2_based_cache = KMEM_CACHE(rl2_task_based, SLAB_ACCOUNT | RL2_SLAB_NO_MERGE);
+	if (!rl2_based_cache) {
 		kmem_cache_destroy(rl2_task_cache);
 		return -ENOMEM;
 	}
@@ -147,7 +161,7 @@ int rl2_registry_init(void)
 
 	ret = rhashtable_init(&rl2_tasks, &rl2_task_params);
 	if (ret) {
-		kmem_cache_destroy(rl2_bases_cache);
+		kmem_cache_destroy(rl2_based_cache);
 		kmem_cache_destroy(rl2_task_cache);
 		return ret;
 	}
@@ -160,7 +174,7 @@ void rl2_registry_exit(void)
 	rcu_barrier();			/* pending rl2_task_free_rcu() */
 	kvfree(rl2_filter);		/* the exit hook is gone */
 	rhashtable_destroy(&rl2_tasks);
-	kmem_cache_destroy(rl2_bases_cache);
+	kmem_cache_destroy(rl2_based_cache);
 	kmem_cache_destroy(rl2_task_cache);
 }
 
@@ -267,26 +281,41 @@ struct rl2_task *rl2_task_self_slow(void)
 	return rec;
 }
 
+/* Give @rec's memory back to the cache it came from. */
+static void rl2_task_free_mem(struct rl2_task *rec)
+{
+	if (rl2_rec_bases(rec))
+		kmem_cache_free(rl2_based_cache,
+				container_of(rec, struct rl2_task_based, t));
+	else
+		kmem_cache_free(rl2_task_cache, rec);
+}
+
 static void rl2_task_free_rcu(struct rcu_head *rcu)
 {
 	struct rl2_task *rec = container_of(rcu, struct rl2_task, rcu);
 
-	put_task_struct(rec->task);
-	rl2_window_put(rec->window);
-	if (rec->bases)
-		kmem_cache_free(rl2_bases_cache, rec->bases);
-	kmem_cache_free(rl2_task_cache, rec);
+	put_task_struct(rl2_rec_task(rec));
+	rl2_task_free_mem(rec);
+}
+
+/* A record replaced by its based copy: its references went to the copy. */
+static void rl2_task_free_shell_rcu(struct rcu_head *rcu)
+{
+	rl2_task_free_mem(container_of(rcu, struct rl2_task, rcu));
 }
 
 /**
  * rl2_task_free - free a detached record after a grace period
  * @rec: record returned by rl2_task_detach()
  *
- * Drops the module reference the record held: rl2_registry_exit()'s
- * rcu_barrier() waits for the callback before the caches go.
+ * Drops the record's window and module references: rl2_registry_exit()'s
+ * rcu_barrier() waits for the callback before the caches go.  The
+ * owner-only fields are gone from here on (the rcu_head shares them).
  */
 void rl2_task_free(struct rl2_task *rec)
 {
+	rl2_window_put(rec->window);
 	call_rcu(&rec->rcu, rl2_task_free_rcu);
 	module_put(THIS_MODULE);
 }
@@ -309,26 +338,44 @@ struct rl2_task *rl2_task_detach(void)
 	return rec;
 }
 
-static struct rl2_task *rl2_task_create(void)
+/* A zeroed record, with the bases behind it if @based. */
+static struct rl2_task *rl2_task_alloc(bool based)
+{
+	struct rl2_task_based *tb;
+
+	if (!based)
+		return kmem_cache_zalloc(rl2_task_cache, GFP_KERNEL);
+	tb = kmem_cache_zalloc(rl2_based_cache, GFP_KERNEL);
+	if (!tb)
+		return NULL;
+	seqcount_init(&tb->b.seq);
+	tb->t.task = RL2_TASK_BASED;
+	return &tb->t;
+}
+
+static struct rl2_task *rl2_task_create(bool based)
 {
 	struct rl2_task *rec;
+	unsigned long key;
 	int ret;
 
 	ret = rl2_filter_alloc();
 	if (ret)
 		return ERR_PTR(ret);
-	rec = kmem_cache_zalloc(rl2_task_cache, GFP_KERNEL);
+	rec = rl2_task_alloc(based);
 	if (!rec)
 		return ERR_PTR(-ENOMEM);
 
-	rec->task = get_task_struct(current);
+	key = (unsigned long)get_task_struct(current);
+	rec->task |= key;
 	rec->tid = task_pid_vnr(current);
 
-	ret = rhashtable_lookup_insert_fast(&rl2_tasks, &rec->node,
-					    rl2_task_params);
+	/* the _key variant: the table has an obj_hashfn (the kind bit) */
+	ret = rhashtable_lookup_insert_key(&rl2_tasks, &key, &rec->node,
+					   rl2_task_params);
 	if (ret) {
-		put_task_struct(rec->task);
-		kmem_cache_free(rl2_task_cache, rec);
+		put_task_struct(current);
+		rl2_task_free_mem(rec);
 		return ERR_PTR(ret == -EEXIST ? -EBUSY : -ENOMEM);
 	}
 	atomic_inc(rl2_filter_counter(rl2_filter));
@@ -339,6 +386,38 @@ static struct rl2_task *rl2_task_create(void)
 	 */
 	__module_get(THIS_MODULE);
 	rl2_task_cache_fill(rec);
+	return rec;
+}
+
+/*
+ * Replace current's record @old by a copy with bases behind it, the first
+ * time the thread sets a non-zero base.  A record's kind is fixed for its
+ * life, so readers on other threads know from ->task alone whether it has
+ * bases; one that still holds @old reads its slots, which stay valid until
+ * a grace period after the replacement.  The references (task, window,
+ * module) and the filter's count move to the copy.
+ */
+static struct rl2_task *rl2_task_make_based(struct rl2_task *old)
+{
+	struct rl2_task *rec = rl2_task_alloc(true);
+	int ret;
+
+	if (!rec)
+		return ERR_PTR(-ENOMEM);
+	rec->task |= old->task;
+	memcpy(rec->slot, old->slot, sizeof(rec->slot));
+	rec->tid = old->tid;
+	rec->nr_used = old->nr_used;
+	rec->window = old->window;
+	ret = rhashtable_replace_fast(&rl2_tasks, &old->node, &rec->node,
+				      rl2_task_params);
+	if (WARN_ON_ONCE(ret)) {	/* @old is current's, in the table */
+		rl2_task_free_mem(rec);
+		return ERR_PTR(ret);
+	}
+	rl2_task_uncache(old);
+	rl2_task_cache_fill(rec);
+	call_rcu(&old->rcu, rl2_task_free_shell_rcu);
 	return rec;
 }
 
@@ -367,7 +446,7 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 static void rl2_slot_write(struct rl2_task *rec, unsigned int index,
 			   u64 word, u64 base)
 {
-	struct rl2_bases *b = rec->bases;
+	struct rl2_bases *b = rl2_rec_bases(rec);
 
 	if (!rec->slot[index] && word)
 		rec->nr_used++;
@@ -430,7 +509,6 @@ int rl2_slot_set_based(unsigned int index, u64 word, u64 base,
 		       struct rl2_window *win)
 {
 	struct rl2_task *rec = rl2_task_self();
-	struct rl2_bases *b = NULL;
 
 	if (rec && word && rl2_head_in_other_slot(rec, index, word))
 		return -EINVAL;
@@ -438,22 +516,12 @@ int rl2_slot_set_based(unsigned int index, u64 word, u64 base,
 		base = 0;
 	if (!rec && !word)
 		return 0;
-	if (base && !(rec && rec->bases)) {
-		b = kmem_cache_zalloc(rl2_bases_cache, GFP_KERNEL);
-		if (!b)
-			return -ENOMEM;
-		seqcount_init(&b->seq);
-	}
-	if (!rec) {
-		rec = rl2_task_create();
-		if (IS_ERR(rec)) {
-			if (b)
-				kmem_cache_free(rl2_bases_cache, b);
-			return PTR_ERR(rec);
-		}
-	}
-	if (b)	/* before any word that needs it: see rl2_slot_read() */
-		smp_store_release(&rec->bases, b);
+	if (!rec)
+		rec = rl2_task_create(base);
+	else if (base && !rl2_rec_bases(rec))
+		rec = rl2_task_make_based(rec);
+	if (IS_ERR(rec))
+		return PTR_ERR(rec);
 	return rl2_slot_store(rec, index, word, base, win);
 }
 
@@ -491,28 +559,19 @@ int rl2_slot_create(u64 word, struct rl2_window *win)
 }
 
 /*
- * Slot @index of another thread's record and its base, as a pair.  The
- * owner publishes its base table before it writes the first word that has
- * a base, so a word read while there was no table has none.
+ * Slot @index of another thread's record and its base, as a pair: a
+ * record with bases (fixed for its life) has them written by its owner
+ * inside their seqcount.
  */
 static u64 rl2_slot_read(struct rl2_task *rec, unsigned int index, u64 *base)
 {
-	struct rl2_bases *b;
+	struct rl2_bases *b = rl2_rec_bases(rec);
 	unsigned int seq;
 	u64 word;
 
-	/* Pairs with the owner's release in rl2_slot_set_based(). */
-	b = smp_load_acquire(&rec->bases);
 	if (!b) {
-		word = READ_ONCE(rec->slot[index]);
-		/* A word with a base was written after the table's release. */
-		smp_rmb();
-		/* So the table is seen now if that word was. */
-		b = smp_load_acquire(&rec->bases);
-		if (!b) {
-			*base = 0;
-			return word;
-		}
+		*base = 0;
+		return READ_ONCE(rec->slot[index]);
 	}
 	do {
 		seq = read_seqcount_begin(&b->seq);

@@ -27,10 +27,25 @@ int rl2_slot_set_based(unsigned int index, u64 word, u64 base,
 int rl2_slot_create(u64 word, struct rl2_window *win);
 u64 rl2_slot_get(struct task_struct *t, unsigned int index, u64 *base);
 
-/* The base of current's slot @index in its record @rec (owner only). */
-static inline u64 rl2_slot_base(const struct rl2_task *rec, unsigned int index)
+static inline struct task_struct *rl2_rec_task(const struct rl2_task *rec)
 {
-	return rec->bases ? rec->bases->base[index] : 0;
+	return (struct task_struct *)(READ_ONCE(rec->task) & ~RL2_TASK_BASED);
+}
+
+/* @rec's bases, or NULL for a record without them. */
+static inline struct rl2_bases *rl2_rec_bases(struct rl2_task *rec)
+{
+	if (!(READ_ONCE(rec->task) & RL2_TASK_BASED))
+		return NULL;
+	return &container_of(rec, struct rl2_task_based, t)->b;
+}
+
+/* The base of current's slot @index in its record @rec (owner only). */
+static inline u64 rl2_slot_base(struct rl2_task *rec, unsigned int index)
+{
+	struct rl2_bases *b = rl2_rec_bases(rec);
+
+	return b ? b->base[index] : 0;
 }
 
 /* The record its owner last used on each CPU; see registry.c. */
@@ -50,7 +65,7 @@ static inline struct rl2_task *rl2_task_self(void)
 
 	preempt_disable();
 	rec = __this_cpu_read(rl2_task_cached);
-	hit = rec && READ_ONCE(rec->task) == current;
+	hit = rec && rl2_rec_task(rec) == current;
 	preempt_enable();
 	return likely(hit) ? rec : rl2_task_self_slow();
 }

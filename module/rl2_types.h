@@ -54,31 +54,55 @@ struct rl2_window {
 
 /*
  * The bases of a thread's slots set with ROBUST_LIST2_IOC_SET_BASED (0:
- * none), allocated the first time the thread sets a non-zero base and kept
- * until its record goes, so threads that never use a base pay one pointer.
- * Written by the owner only, inside @seq with preemption disabled, so a
- * get on another thread reads a slot word and its base as a pair.
+ * none).  Written by the owner only, inside @seq with preemption disabled,
+ * so a get on another thread reads a slot word and its base as a pair.
  */
 struct rl2_bases {
 	seqcount_t seq;
 	u64 base[RL2_NR_SLOTS];
 };
 
+/*
+ * A thread's record: 96 bytes, what every registered thread pays (see
+ * docs/design.md, "The registry").  Fields other threads read under RCU
+ * (get, the per-CPU cache check) come first; the owner-only ones share
+ * their memory with the rcu_head, which the owner writes last of all
+ * (rl2_task_free()), so a reader of a record being freed never sees them.
+ */
 struct rl2_task {
-	struct rhash_head node;		/* in the registry, keyed by @task */
-	struct task_struct *task;	/* owner, referenced */
-	pid_t tid;			/* owner's TID at registration */
-	u16 nr_used;			/* non-empty slots; owner only */
-	u16 cached_on;			/* 1 + CPU whose cache holds us, or 0; owner only */
+	struct rhash_head node;		/* in the registry, keyed by the task */
+	/*
+	 * Owner, referenced, | RL2_TASK_BASED if this record is the head of a
+	 * struct rl2_task_based (fixed for the record's life): read it with
+	 * rl2_rec_task().
+	 */
+	unsigned long task;
 	/*
 	 * Host address of the head | RL2_SLOT_* flags; for a based slot the
 	 * head is base + guest head, so the walk, the window fix-up and the
 	 * "same head twice" rule all see host addresses.
 	 */
 	u64 slot[RL2_NR_SLOTS];		/* owner writes (WRITE_ONCE), others read under RCU */
-	struct rl2_window *window;	/* owner only; referenced */
-	struct rl2_bases *bases;	/* set once by the owner (release), or NULL */
-	struct rcu_head rcu;
+	union {
+		struct {		/* owner only */
+			pid_t tid;		/* TID at registration */
+			u16 nr_used;		/* non-empty slots */
+			u16 cached_on;		/* 1 + CPU whose cache holds us, or 0 */
+			struct rl2_window *window;	/* referenced */
+		};
+		struct rcu_head rcu;	/* from rl2_task_free() on */
+	};
+};
+
+#define RL2_TASK_BASED		0x1UL
+
+/*
+ * The record of a thread that set a non-zero base (emulators): the bases
+ * sit right behind it, so threads without one pay nothing for them.
+ */
+struct rl2_task_based {
+	struct rl2_task t;
+	struct rl2_bases b;
 };
 
 /* Module-wide counters, for status and tests; never on a lock. */

@@ -380,7 +380,7 @@ void rl2_walk_task(struct rl2_task *rec)
 	};
 	unsigned int i;
 
-	if (WARN_ON_ONCE(rec->task != current) || !current->mm)
+	if (WARN_ON_ONCE(rl2_rec_task(rec) != current) || !current->mm)
 		return;
 
 	for (i = 0; i < RL2_NR_SLOTS; i++) {

@@ -59,6 +59,9 @@ struct job {
 	uint32_t ready;
 	int32_t tid;
 	int32_t err;
+	bool plain_first;	/* a plain list in slot 0 before the based one */
+	struct robust_list_head plain_head;
+	struct th_lock64 plain_lock;
 };
 
 static char *region;		/* R: GAP bytes, then the guest */
@@ -141,6 +144,13 @@ static int child_main(void *p)
 				     FUTEX_ROBUST_LIST_CMD_SET_64;
 
 	j->tid = th_gettid();
+	if (j->plain_first) {
+		th_list64_init(&j->plain_head, TH_OFF64);
+		j->plain_lock.futex = j->tid;
+		th_list64_add(&j->plain_head, &j->plain_lock, false);
+		if (set_robust_list2(&j->plain_head, 0, TH_NATIVE, 0))
+			j->err = errno;
+	}
 	if (robust_list2_set_based(j->head, j->base, 3, cmd))
 		j->err = errno;
 	th_set_flag(&j->ready, 1);
@@ -187,6 +197,11 @@ static void run_child(void (*prepare)(uint32_t tid), struct th_waiter *w)
 	assert_int_equal(job->head, head);
 	assert_int_equal(job->base, base);
 	assert_int_equal(job->is32 ? ROBUST_LIST2_TYPE_32 : ROBUST_LIST2_TYPE_64, type);
+	if (job->plain_first) {
+		assert_int_equal(0, robust_list2_get_based(pid, 0, &head, &base, &type));
+		assert_int_equal((uintptr_t)&job->plain_head, head);
+		assert_int_equal(0, base);
+	}
 
 	prepare(job->tid);
 	for (int k = 0; w && k < 2; k++) {
@@ -233,6 +248,19 @@ static void owner_killed(bool is32)
 static void test_based32_owner_killed(void **state)
 {
 	owner_killed(true);
+}
+
+/*
+ * A thread whose first base comes after a plain slot: its record is
+ * replaced by one with bases (module/registry.c), and both lists are
+ * still there for get and for the walk.
+ */
+static void test_based_after_plain_slot(void **state)
+{
+	job->plain_first = true;
+	owner_killed(true);
+	job->plain_first = false;
+	assert_int_equal(FUTEX_OWNER_DIED, job->plain_lock.futex);
 }
 
 static void test_based64_owner_killed(void **state)
@@ -517,6 +545,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_based32_owner_killed, th_kids_teardown),
+		cmocka_unit_test_teardown(test_based_after_plain_slot, th_kids_teardown),
 		cmocka_unit_test_teardown(test_based64_owner_killed, th_kids_teardown),
 		cmocka_unit_test_teardown(test_based32_wrap_in_guest_space, th_kids_teardown),
 		cmocka_unit_test_teardown(test_based_base_in_kernel_space, th_kids_teardown),
