@@ -42,7 +42,7 @@ awk -F, 'NR > 1 && $1 == "recovery" {
 	n[$3] = 1
 	if ($2 ~ /1 slot vs legacy/) { one[$3] = $5; leg[$3] = $6 }
 	if ($2 ~ /8 slots vs legacy/) eight[$3] = $5
-	if ($2 ~ /1 slot vs pidfd watchdog/) wd[$3] = $6
+	if ($2 ~ /^SIGKILL to last waiter: 1 slot vs pidfd watchdog/) wd[$3] = $6
 } END {
 	for (k in n) printf "%s %s %s %s %s\n", k, (k in leg ? leg[k] : "?"),
 		(k in one ? one[k] : "?"), (k in eight ? eight[k] : "?"), (k in wd ? wd[k] : "?")
