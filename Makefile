@@ -102,13 +102,14 @@ check-debug: lib
 	TIMEOUT=$(DEBUG_TIMEOUT) TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/check-vm $(DEBUG_KERNEL)
 
 # qemu-user's guests with robust mutexes (integrations/qemu-user/): builds a
-# patched qemu-i386 and qemu-x86_64 for amd64 and for arm64 (cached; ~3 min
-# each fresh), then one VM per x86-64 and arm64 kernel runs an i386 and an
-# x86_64 guest under them and, as the control, under Debian's qemu-user-static.
-# Not part of `make check`: see integrations/qemu-user/README.md for the times.
+# patched qemu-i386 and qemu-x86_64 10.2 (QEMU_USER=10.0: 10.0) from Debian's
+# source for amd64 and for arm64 (cached; ~4 min of CPU each fresh), then one
+# VM per x86-64 and arm64 kernel runs an i386 and an x86_64 guest under them
+# and, as the control, under Debian 13's qemu-user.  Not part of `make check`
+# (~10 min warm): see integrations/qemu-user/README.md for the times.
 check-emulator: lib
 	scripts/deps --qemu
-	scripts/check-emulator $(KERNEL)
+	RL2_QEMU_USER=$(QEMU_USER) scripts/check-emulator $(KERNEL)
 
 # Benchmarks in QEMU against the kernel's own robust list (bench/README.md):
 # make bench [KERNEL="6.1 6.12"], default 6.12; output in build/bench/<kernel>/
