@@ -55,9 +55,11 @@ demo: deps lib
 
 # Everything, on every kernel of the default matrix (scripts/kernels.conf):
 # the host checks, the Debian packages built and tested in a chroot, the VM
-# suite, plus one VM run with the module DKMS built from the packages.
+# suite, plus one VM run with the module DKMS built from the packages, and
+# qemu-user with the integration patch (check-emulator, its default kernels).
 check: deps check-host check-deb
 	$(MAKE) check-vm DEB_KERNEL=6.12
+	$(MAKE) check-emulator
 	$(MAKE) demo
 
 deps:
@@ -103,13 +105,15 @@ check-debug: lib
 
 # qemu-user's guests with robust mutexes (integrations/qemu-user/): builds a
 # patched qemu-i386 and qemu-x86_64 10.2 (QEMU_USER=10.0: 10.0) from Debian's
-# source for amd64 and for arm64 (cached; ~4 min of CPU each fresh), then one
-# VM per x86-64 and arm64 kernel runs an i386 and an x86_64 guest under them
-# and, as the control, under Debian 13's qemu-user.  Not part of `make check`
-# (~10 min warm): see integrations/qemu-user/README.md for the times.
+# source for amd64 and for arm64 (cached), then one VM per kernel runs an i386
+# and an x86_64 guest under them and, as the control, under Debian 13's
+# qemu-user.  make check-emulator [KERNEL="6.1 arm64-6.1"], by default on
+# 6.12 for x86-64 and for arm64 (EMULATOR_KERNEL); times in
+# integrations/qemu-user/README.md.
+EMULATOR_KERNEL ?= 6.12 arm64-6.12
 check-emulator: lib
 	scripts/deps --qemu
-	RL2_QEMU_USER=$(QEMU_USER) scripts/check-emulator $(KERNEL)
+	RL2_QEMU_USER=$(QEMU_USER) scripts/check-emulator $(or $(KERNEL),$(EMULATOR_KERNEL))
 
 # Benchmarks in QEMU against the kernel's own robust list (bench/README.md):
 # make bench [KERNEL="6.1 6.12"], default 6.12; output in build/bench/<kernel>/
