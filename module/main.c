@@ -99,6 +99,7 @@ static long rl2_ioctl_stats(void __user *uarg)
 		.limited = atomic64_read(&rl2_stats.limited),
 		.faults = atomic64_read(&rl2_stats.faults),
 		.fixups = atomic64_read(&rl2_stats.fixups),
+		.io_timeouts = atomic64_read(&rl2_stats.io_timeouts),
 	};
 
 	if (!capable(CAP_SYS_ADMIN))

@@ -115,6 +115,7 @@ struct rl2_stats {
 	atomic64_t limited;		/* walks ended by walk_limit */
 	atomic64_t faults;		/* walks ended by a fault or bad pointer */
 	atomic64_t fixups;		/* try-unlocks finished for a dying thread */
+	atomic64_t io_timeouts;		/* accesses given up, exit's I/O budget spent */
 };
 
 /* Defined in main.c. */

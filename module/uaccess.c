@@ -1,36 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * User memory of the current task, which is where every walk, unlock and
- * fix-up runs.  Two kinds of access:
+ * fix-up runs.  A live system call (the unlock ioctl; struct rl2_faults
+ * NULL) faults as any system call does.  A dying thread (the exit and exec
+ * walk) must not wait without bound: its killable waits are not
+ * interrupted (get_signal() took SIGKILL off its own pending set), the OOM
+ * reaper waits for it, and exec holds cred_guard_mutex.  A list or word on
+ * a FUSE file whose server never answers holds the kernel's own walk in D
+ * state for good (tests/t_fuse.c).  So at exit:
  *
- *  - what the exit walk only reads (list pointers, offsets, the futex word
- *    before its compare-exchange) is read with page faults disabled and,
- *    on a miss, brought in by get_user_pages_remote(FOLL_NOWAIT), which
- *    starts any I/O the page needs but does not wait for it; the walk
- *    then sleeps briefly and reads again, until the exit's I/O deadline.
- *    The kernel's own walk reads with get_user(), whose wait for I/O is
- *    killable, but a dying thread's killable waits are not interrupted
- *    (get_signal() took SIGKILL off its own pending set): a list on a FUSE
- *    file whose server never answers holds the kernel's legacy walk in D
- *    state for good (tests/t_fuse.c).  Ours gives up on that list after
- *    the deadline, holding no lock while it waits;
+ *  - every access is tried first with page faults disabled;
  *
- *  - the futex word's compare-exchange, and the pending field a fix-up
- *    clears, are done with page faults disabled and, on failure, the page
- *    is faulted in writable with fixup_user_fault(), as the kernel's
- *    fault_in_user_writeable() does, and retried, at most RL2_FAULT_RETRIES
- *    times per access.  That is what recovers a word on a page the thread
- *    never touched, dropped by MADV_DONTNEED or swapped out even while
- *    SIGKILL is pending; the bound keeps a page that can never be made
- *    writable (a read-only mapping) from holding a dying thread forever.
- *    The exit walk also caps these fault-ins for the whole exit.
+ *  - a page that is not there is brought in by get_user_pages_remote()
+ *    with FOLL_NOWAIT (FOLL_WRITE for a store), under mmap_read_trylock():
+ *    the fault starts any read the page needs but does not wait for it,
+ *    and a writer queued behind a stuck reader cannot hold us either.  The
+ *    thread then sleeps briefly and tries again;
+ *
+ *  - what the thread waits in those sleeps is charged to one budget per
+ *    exit (struct rl2_faults, the io_wait_ms parameter), shared by reads
+ *    and writes and every list.  Time spent walking present pages is not
+ *    charged: a long walk does not spend it.  When it is spent, an access
+ *    that would wait is given up (counted in ->io_timeouts), which ends
+ *    that list's walk;
+ *
+ *  - fault-ins that succeed are counted too (->left), at most
+ *    RL2_FAULT_RETRIES per access: a page that is made present and lost
+ *    again, or a store that keeps faulting, ends there.
+ *
+ * That recovers a word on a page the thread never touched, dropped by
+ * MADV_DONTNEED or swapped out even while SIGKILL is pending.  One wait is
+ * still inside a fault: a store to a shared file mapping calls the
+ * filesystem's ->page_mkwrite(), which FOLL_NOWAIT does not reach.
  */
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/uaccess.h>
 #include <linux/delay.h>
-#include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <asm/futex.h>
 
 #include "compat.h"
@@ -41,43 +49,48 @@
 /* How long a walk sleeps between two looks at a page whose I/O is running. */
 #define RL2_IO_POLL_MS		5
 
-static int rl2_fault_in(unsigned long uaddr, unsigned int flags,
-			struct rl2_faults *f)
+/* A live system call's fault: whatever the fault waits for, it waits. */
+static int rl2_fault_in_live(unsigned long uaddr, unsigned int flags)
 {
 	struct mm_struct *mm = current->mm;
 	int ret;
 
-	if (f) {
-		if (!f->left)
-			return -EFAULT;
-		f->left--;
-	}
 	mmap_read_lock(mm);
 	ret = fixup_user_fault(mm, uaddr, flags, NULL);
 	mmap_read_unlock(mm);
 	return ret;
 }
 
+/* Sleep before the next look at a page, and charge the sleep. */
+static void rl2_io_poll_wait(struct rl2_faults *f)
+{
+	u64 t0 = ktime_get_ns();
+	u64 spent;
+
+	msleep(RL2_IO_POLL_MS);
+	spent = ktime_get_ns() - t0;
+	f->io_left -= min(spent, f->io_left);
+}
+
 /*
- * Make the page at @uaddr present for reading without waiting for I/O.
- * Returns 1 if it is present now, 0 if it needs I/O (started) or the mmap
- * lock is busy and the deadline has not passed (the caller reads again
- * after a short sleep), or -EFAULT (unmapped, PROT_NONE, fault-ins or
- * time used up).
+ * Bring the page at @uaddr in for a dying thread, writable for a @write,
+ * within its budget @f.  Returns 1 if it is there now (try the access
+ * again), 0 if its I/O or the mmap lock is busy and we waited a little
+ * (try again), or -EFAULT (unmapped, PROT_NONE, not writable, fault-ins
+ * or budget used up).
  */
-static int rl2_fault_in_nowait(unsigned long uaddr, struct rl2_faults *f)
+static int rl2_fault_in_exit(unsigned long uaddr, bool write,
+			     struct rl2_faults *f)
 {
 	struct mm_struct *mm = current->mm;
 	struct page *page;
-	long n;
+	long n = 0;
 
 	if (!f->left)
 		return -EFAULT;
-	/* Not mmap_read_lock(): a writer queued behind a stuck reader waits forever. */
-	if (!mmap_read_trylock(mm)) {
-		n = 0;
-	} else {
-		n = rl2_get_user_page(mm, uaddr, FOLL_NOWAIT, &page);
+	if (mmap_read_trylock(mm)) {
+		n = rl2_get_user_page(mm, uaddr,
+				      FOLL_NOWAIT | (write ? FOLL_WRITE : 0), &page);
 		mmap_read_unlock(mm);
 	}
 	if (n == 1) {
@@ -85,9 +98,36 @@ static int rl2_fault_in_nowait(unsigned long uaddr, struct rl2_faults *f)
 		f->left--;
 		return 1;
 	}
-	if (n < 0 || time_after(jiffies, f->io_deadline))
+	if (n < 0)
 		return -EFAULT;
-	msleep(RL2_IO_POLL_MS);
+	if (!f->io_left) {
+		f->io_timeouts++;
+		return -EFAULT;
+	}
+	rl2_io_poll_wait(f);
+	return 0;
+}
+
+/*
+ * After an access failed with page faults disabled: fault its page in and
+ * return 0 to have the access tried again, or -EFAULT.  *@tries counts the
+ * fault-ins of this access.
+ */
+static int rl2_fault_in(unsigned long uaddr, bool write, struct rl2_faults *f,
+			int *tries)
+{
+	int ret;
+
+	if (*tries >= RL2_FAULT_RETRIES)
+		return -EFAULT;
+	if (f)
+		ret = rl2_fault_in_exit(uaddr, write, f);
+	else
+		ret = rl2_fault_in_live(uaddr, write ? FAULT_FLAG_WRITE : 0) ?
+		      -EFAULT : 1;
+	if (ret < 0)
+		return -EFAULT;
+	*tries += ret;
 	return 0;
 }
 
@@ -114,8 +154,7 @@ static int rl2_user_read_nowait(unsigned long uaddr, unsigned int size,
 		pagefault_enable();
 		if (!ret)
 			return 0;
-		ret = rl2_fault_in_nowait(uaddr, f);
-		if (ret < 0 || (ret > 0 && ++tries > RL2_FAULT_RETRIES))
+		if (rl2_fault_in(uaddr, false, f, &tries))
 			return -EFAULT;
 	}
 }
@@ -128,7 +167,7 @@ static int rl2_user_read_nowait(unsigned long uaddr, unsigned int size,
  * @f: the exit's fault-in and I/O budget
  *
  * Returns 0 or -EFAULT (unmapped, PROT_NONE, kernel address, or I/O given
- * up at the deadline).
+ * up when the exit's budget was spent).
  */
 int rl2_user_get(unsigned long uaddr, unsigned int size, u64 *val,
 		 struct rl2_faults *f)
@@ -161,9 +200,10 @@ int rl2_user_read_u32(unsigned long uaddr, u32 *val, struct rl2_faults *f)
  * rl2_user_clear - store 0 in a 4- or 8-byte field of the current task
  * @uaddr: user address, aligned to @size
  * @size: 4 or 8
- * @f: fault-in budget, or NULL
+ * @f: the exit's budget, or NULL in a system call
  *
- * Returns 0 or -EFAULT (e.g. a read-only mapping).
+ * Returns 0 or -EFAULT (e.g. a read-only mapping, or a store given up when
+ * the exit's budget was spent).
  */
 int rl2_user_clear(unsigned long uaddr, unsigned int size, struct rl2_faults *f)
 {
@@ -179,8 +219,7 @@ int rl2_user_clear(unsigned long uaddr, unsigned int size, struct rl2_faults *f)
 		pagefault_enable();
 		if (!ret)
 			return 0;
-		if (++tries > RL2_FAULT_RETRIES ||
-		    rl2_fault_in(uaddr, FAULT_FLAG_WRITE, f))
+		if (rl2_fault_in(uaddr, true, f, &tries))
 			return -EFAULT;
 	}
 }
@@ -191,7 +230,7 @@ int rl2_user_clear(unsigned long uaddr, unsigned int size, struct rl2_faults *f)
  * @oldval: expected value
  * @newval: value to store if the word holds @oldval
  * @cur: the value seen
- * @f: fault-in budget, or NULL
+ * @f: the exit's budget, or NULL in a system call
  *
  * Returns 0 (exchanged iff *cur == @oldval) or -EFAULT.  An LL/SC
  * architecture's -EAGAIN (the exclusive store lost to another CPU) is
@@ -214,8 +253,7 @@ int rl2_user_cmpxchg(u32 __user *u, u32 oldval, u32 newval, u32 *cur,
 			cond_resched();
 			break;
 		case -EFAULT:
-			if (++tries > RL2_FAULT_RETRIES ||
-			    rl2_fault_in((unsigned long)u, FAULT_FLAG_WRITE, f))
+			if (rl2_fault_in((unsigned long)u, true, f, &tries))
 				return -EFAULT;
 			break;
 		default:

@@ -13,14 +13,16 @@
 #include <asm/futex.h>
 
 /*
- * What one exit may still spend on pages that are not present: fault-ins
- * (nothing interrupts a dying thread's fault), and time waiting for the
- * I/O of pages it only reads (until @io_deadline, in jiffies).  NULL where
- * the caller is a live system call, which faults as any system call does.
+ * What one exit (or exec) may still spend on pages that are not present:
+ * fault-ins (nothing interrupts a dying thread's fault), and time waiting
+ * for their I/O, in nanoseconds, charged as it is waited (uaccess.c).
+ * NULL where the caller is a live system call, which faults as any system
+ * call does.
  */
 struct rl2_faults {
 	unsigned int left;
-	unsigned long io_deadline;
+	unsigned int io_timeouts;	/* accesses given up: @io_left spent */
+	u64 io_left;
 };
 
 int rl2_user_get(unsigned long uaddr, unsigned int size, u64 *val,

@@ -21,12 +21,14 @@
  *  - pages are faulted in even under SIGKILL (uaccess.c), so that a list or
  *    a word on a page the thread never touched, dropped by MADV_DONTNEED
  *    or swapped out is recovered, with at most RL2_EXIT_FAULTS fault-ins
- *    per exit; what is only read (list pointers, words before their
- *    compare-exchange) never waits for I/O in the fault: the walk sleeps
- *    and looks again, for RL2_EXIT_IO_WAIT in all per exit, so a list on a
- *    file whose I/O never completes (a FUSE server that does not answer)
- *    ends that list's walk instead of holding the thread in D state for
- *    good, as it holds the kernel's own walk;
+ *    per exit; no fault waits for I/O in the dying thread: it starts the
+ *    I/O and looks again.  What the thread waits for that is charged to
+ *    one budget per exit, io_wait_ms (module parameter, default 10 s), for
+ *    reads and writes, every list together; time spent walking present
+ *    pages is not.  A list on a file whose I/O never completes (a FUSE
+ *    server that does not answer) ends that list's walk when the budget
+ *    is spent (counted in io_timeouts), instead of holding the thread in D
+ *    state for good, as it holds the kernel's own walk;
  *  - one waiter is woken with a shared FUTEX_WAKE as the kernel does, or,
  *    if there is none, with FUTEX_WAKE_PRIVATE, which reaches waiters of
  *    the dying thread's own process that used the private op (a different
@@ -92,12 +94,40 @@ unsigned long rl2_walk_limit = 1UL << 20;
 #define RL2_EXIT_FAULTS		4096
 
 /*
- * Time one exit may wait for the I/O of list pages, all lists together: a
- * page-in from swap or disk takes milliseconds, seconds under heavy
- * memory pressure; I/O that has not completed in 10 s (a dead NFS or FUSE
- * server) is not waited for, and that list's walk ends there.
+ * Time one exit may wait for pages, all lists together, in ms: a page-in
+ * from swap or disk takes milliseconds, seconds under heavy memory
+ * pressure; I/O that has not completed in 10 s (a dead NFS or FUSE server)
+ * is not waited for, and that list's walk ends there.  A lock on a page
+ * that needed longer is lost, so the bound is generous; it only has to be
+ * finite.  Root may change it (read once per exit): an NFS server
+ * that takes longer to fail over, or a machine that would rather lose the
+ * lock sooner.
  */
-#define RL2_EXIT_IO_WAIT	(10 * HZ)
+#define RL2_EXIT_IO_WAIT_MS	10000
+#define RL2_EXIT_IO_WAIT_MAX_MS	(3600 * 1000)
+
+static unsigned int rl2_io_wait_ms = RL2_EXIT_IO_WAIT_MS;
+
+static int rl2_io_wait_ms_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret = kstrtouint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v > RL2_EXIT_IO_WAIT_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops rl2_io_wait_ms_ops = {
+	.set = rl2_io_wait_ms_set,
+	.get = param_get_uint,
+};
+module_param_cb(io_wait_ms, &rl2_io_wait_ms_ops, &rl2_io_wait_ms, 0644);
+MODULE_PARM_DESC(io_wait_ms,
+		 "Most time one thread's exit or exec waits for pages its lists need (their I/O), all slots together, in ms (default 10000; at most 3600000)");
 
 struct rl2_walk {
 	u32 tid;
@@ -367,7 +397,7 @@ fault:
  * @rec: the dying (or exec'ing) thread's record; the thread is current
  *
  * Runs in the thread's own context, before its address space goes away,
- * may sleep and fault pages in.
+ * may sleep and fault pages in, within one budget for the whole exit.
  */
 void rl2_walk_task(struct rl2_task *rec)
 {
@@ -376,7 +406,7 @@ void rl2_walk_task(struct rl2_task *rec)
 		.limit = TASK_SIZE,
 		.budget = READ_ONCE(rl2_walk_limit),
 		.faults.left = RL2_EXIT_FAULTS,
-		.faults.io_deadline = jiffies + RL2_EXIT_IO_WAIT,
+		.faults.io_left = (u64)READ_ONCE(rl2_io_wait_ms) * NSEC_PER_MSEC,
 	};
 	unsigned int i;
 
@@ -397,4 +427,6 @@ void rl2_walk_task(struct rl2_task *rec)
 	atomic64_add(w.entries, &rl2_stats.entries);
 	atomic64_add(w.recovered, &rl2_stats.recovered);
 	atomic64_add(w.woken, &rl2_stats.woken);
+	if (w.faults.io_timeouts)
+		atomic64_add(w.faults.io_timeouts, &rl2_stats.io_timeouts);
 }

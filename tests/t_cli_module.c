@@ -48,7 +48,8 @@ static void test_status_json_counts_live_registrations(void **state)
 	stats = jget(v, "stats");
 	assert_true(jnum(stats, "tasks") >= 3);
 	for (const char *const *k = (const char *const[]){ "walks", "entries", "recovered",
-		"woken", "cycles", "limited", "faults", "fixups", NULL }; *k; k++)
+		"woken", "cycles", "limited", "faults", "fixups", "io_timeouts",
+		NULL }; *k; k++)
 		assert_true(jnum(stats, *k) >= 0);
 	j_free(v);
 	run_free(&r);

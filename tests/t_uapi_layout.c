@@ -61,13 +61,13 @@
 	X(struct robust_list2_stats, limited,		48,  8, 0)	\
 	X(struct robust_list2_stats, faults,		56,  8, 0)	\
 	X(struct robust_list2_stats, fixups,		64,  8, 0)	\
-	X(struct robust_list2_stats, reserved[0],	72,  8, 0)	\
-	X(struct robust_list2_stats, reserved[1],	80,  8, 0)	\
-	X(struct robust_list2_stats, reserved[2],	88,  8, 0)	\
-	X(struct robust_list2_stats, reserved[3],	96,  8, 0)	\
-	X(struct robust_list2_stats, reserved[4],	104,  8, 0)	\
-	X(struct robust_list2_stats, reserved[5],	112,  8, 0)	\
-	X(struct robust_list2_stats, reserved[6],	120,  8, 0)
+	X(struct robust_list2_stats, io_timeouts,	72,  8, 0)	\
+	X(struct robust_list2_stats, reserved[0],	80,  8, 0)	\
+	X(struct robust_list2_stats, reserved[1],	88,  8, 0)	\
+	X(struct robust_list2_stats, reserved[2],	96,  8, 0)	\
+	X(struct robust_list2_stats, reserved[3],	104,  8, 0)	\
+	X(struct robust_list2_stats, reserved[4],	112,  8, 0)	\
+	X(struct robust_list2_stats, reserved[5],	120,  8, 0)
 
 #define UNLOCK_FIELDS(X)						\
 	X(struct robust_list2_unlock, uaddr,		0,  8, 0)	\

@@ -39,7 +39,7 @@ struct stat_field {
 #define STAT(f) { #f, offsetof(struct robust_list2_stats, f) }
 static const struct stat_field stat_fields[] = {
 	STAT(tasks), STAT(walks), STAT(entries), STAT(recovered), STAT(woken),
-	STAT(cycles), STAT(limited), STAT(faults), STAT(fixups),
+	STAT(cycles), STAT(limited), STAT(faults), STAT(fixups), STAT(io_timeouts),
 };
 #undef STAT
 #define NR_STATS (sizeof(stat_fields) / sizeof(stat_fields[0]))

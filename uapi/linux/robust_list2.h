@@ -241,7 +241,8 @@ struct robust_list2_stats {
 	__u64 limited;		/* out: walks ended by walk_limit */
 	__u64 faults;		/* out: walks ended by a fault or bad pointer */
 	__u64 fixups;		/* out: try-unlocks finished for dying threads */
-	__u64 reserved[7];	/* out: zero */
+	__u64 io_timeouts;	/* out: accesses given up, I/O budget spent */
+	__u64 reserved[6];	/* out: zero */
 };
 
 #define ROBUST_LIST2_IOC_TYPE	0xBE
