@@ -54,7 +54,6 @@
 #include "kcall.h"
 #include "registry.h"
 #include "walk.h"
-#include "window.h"
 
 /* Where the thunks continue: right after each function's fentry site. */
 unsigned long rl2_exit_resume __ro_after_init;
@@ -80,8 +79,7 @@ void rl2_exit_hook_release(struct task_struct *tsk)
 	if (tsk == current)
 		rec = rl2_task_detach();
 	if (rec) {
-		/* A thread stopped inside a try-unlock window: finish it. */
-		rl2_window_fixup(rec);
+		/* Also finishes a try-unlock the thread was stopped in. */
 		rl2_walk_task(rec);
 		rl2_task_free(rec);
 	}

@@ -25,6 +25,7 @@
 
 #include "rl2_types.h"
 #include "exit_hook.h"
+#include "fault_work.h"
 #include "kcall.h"
 #include "registry.h"
 #include "unlock.h"
@@ -428,6 +429,9 @@ static int __init rl2_init(void)
 	ret = rl2_registry_init();
 	if (ret)
 		goto err_registry;
+	ret = rl2_fault_work_init();
+	if (ret)
+		goto err_fault_work;
 	ret = rl2_kcall_init();
 	if (ret)
 		goto err_hook;
@@ -447,6 +451,8 @@ static int __init rl2_init(void)
 err_misc:
 	rl2_exit_hook_exit();
 err_hook:
+	rl2_fault_work_exit();
+err_fault_work:
 	rl2_registry_exit();
 err_registry:
 	return ret;
@@ -456,6 +462,7 @@ static void __exit rl2_exit(void)
 {
 	misc_deregister(&rl2_misc);
 	rl2_exit_hook_exit();
+	rl2_fault_work_exit();
 	rl2_registry_exit();
 }
 

@@ -3,11 +3,11 @@
  * User memory of the current task, which is where every walk, unlock and
  * fix-up runs.  A live system call (the unlock ioctl; struct rl2_faults
  * NULL) faults as any system call does.  A dying thread (the exit and exec
- * walk) must not wait without bound: its killable waits are not
- * interrupted (get_signal() took SIGKILL off its own pending set), the OOM
- * reaper waits for it, and exec holds cred_guard_mutex.  A list or word on
- * a FUSE file whose server never answers holds the kernel's own walk in D
- * state for good (tests/t_fuse.c).  So at exit:
+ * walk, the try-unlock fix-up) must not wait without bound: its killable
+ * waits are not interrupted (get_signal() took SIGKILL off its own pending
+ * set), the OOM reaper waits for it, and exec holds cred_guard_mutex.  A
+ * list or word on a FUSE file whose server never answers holds the
+ * kernel's own walk in D state for good (tests/t_fuse.c).  So at exit:
  *
  *  - every access is tried first with page faults disabled;
  *
@@ -17,21 +17,26 @@
  *    and a writer queued behind a stuck reader cannot hold us either.  The
  *    thread then sleeps briefly and tries again;
  *
- *  - what the thread waits in those sleeps is charged to one budget per
- *    exit (struct rl2_faults, the io_wait_ms parameter), shared by reads
- *    and writes and every list.  Time spent walking present pages is not
- *    charged: a long walk does not spend it.  When it is spent, an access
- *    that would wait is given up (counted in ->io_timeouts), which ends
- *    that list's walk;
+ *  - except a store to a shared mapping whose write fault calls the
+ *    filesystem (->page_mkwrite(), ->pfn_mkwrite()), which FOLL_NOWAIT
+ *    does not reach and which may wait for I/O as long as it lasts (FUSE:
+ *    until the page's last WRITE is answered).  A worker takes that fault
+ *    and the thread waits for it (fault_work.c);
+ *
+ *  - what the thread waits, in those sleeps and for workers, is charged to
+ *    one budget per exit (struct rl2_faults, the io_wait_ms parameter),
+ *    shared by reads and writes, every list and the fix-up.  Time spent
+ *    walking present pages is not charged: a long walk does not spend it.
+ *    When it is spent, an access that would wait is given up (counted in
+ *    ->io_timeouts), which ends that list's walk;
  *
  *  - fault-ins that succeed are counted too (->left), at most
  *    RL2_FAULT_RETRIES per access: a page that is made present and lost
  *    again, or a store that keeps faulting, ends there.
  *
  * That recovers a word on a page the thread never touched, dropped by
- * MADV_DONTNEED or swapped out even while SIGKILL is pending.  One wait is
- * still inside a fault: a store to a shared file mapping calls the
- * filesystem's ->page_mkwrite(), which FOLL_NOWAIT does not reach.
+ * MADV_DONTNEED or swapped out even while SIGKILL is pending, and bounds
+ * the exit whatever the I/O does.
  */
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -42,6 +47,7 @@
 #include <asm/futex.h>
 
 #include "compat.h"
+#include "fault_work.h"
 #include "uaccess.h"
 
 #define RL2_FAULT_RETRIES	4
@@ -59,6 +65,27 @@ static int rl2_fault_in_live(unsigned long uaddr, unsigned int flags)
 	ret = fixup_user_fault(mm, uaddr, flags, NULL);
 	mmap_read_unlock(mm);
 	return ret;
+}
+
+/*
+ * Does a store at @uaddr fault into the filesystem?  Only in a shared
+ * writable mapping with ->page_mkwrite() (or ->pfn_mkwrite()): the one
+ * step of a write fault that FAULT_FLAG_RETRY_NOWAIT does not reach.
+ * Private mappings copy, shmem has no such callback, and a mapping that
+ * cannot be written fails the fault at once.  mmap_lock held.
+ */
+static bool rl2_store_calls_fs(struct mm_struct *mm, unsigned long uaddr)
+{
+	struct vm_area_struct *vma;
+
+	uaddr = untagged_addr(uaddr);
+	vma = find_vma(mm, uaddr);
+	if (!vma || vma->vm_start > uaddr)
+		return false;
+	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) != (VM_SHARED | VM_WRITE))
+		return false;
+	return vma->vm_ops &&
+	       (vma->vm_ops->page_mkwrite || vma->vm_ops->pfn_mkwrite);
 }
 
 /* Sleep before the next look at a page, and charge the sleep. */
@@ -85,10 +112,19 @@ static int rl2_fault_in_exit(unsigned long uaddr, bool write,
 	struct mm_struct *mm = current->mm;
 	struct page *page;
 	long n = 0;
+	int ret;
 
 	if (!f->left)
 		return -EFAULT;
 	if (mmap_read_trylock(mm)) {
+		if (write && rl2_store_calls_fs(mm, uaddr)) {
+			mmap_read_unlock(mm);
+			f->left--;
+			ret = rl2_fault_in_writable_bounded(uaddr, &f->io_left);
+			if (ret == -ETIMEDOUT)
+				f->io_timeouts++;
+			return ret ? -EFAULT : 1;
+		}
 		n = rl2_get_user_page(mm, uaddr,
 				      FOLL_NOWAIT | (write ? FOLL_WRITE : 0), &page);
 		mmap_read_unlock(mm);

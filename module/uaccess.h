@@ -15,9 +15,9 @@
 /*
  * What one exit (or exec) may still spend on pages that are not present:
  * fault-ins (nothing interrupts a dying thread's fault), and time waiting
- * for their I/O, in nanoseconds, charged as it is waited (uaccess.c).
- * NULL where the caller is a live system call, which faults as any system
- * call does.
+ * for their I/O or for a worker's write fault, in nanoseconds, charged as
+ * it is waited (uaccess.c).  NULL where the caller is a live system call,
+ * which faults as any system call does.
  */
 struct rl2_faults {
 	unsigned int left;

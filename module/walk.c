@@ -22,11 +22,13 @@
  *    a word on a page the thread never touched, dropped by MADV_DONTNEED
  *    or swapped out is recovered, with at most RL2_EXIT_FAULTS fault-ins
  *    per exit; no fault waits for I/O in the dying thread: it starts the
- *    I/O and looks again.  What the thread waits for that is charged to
- *    one budget per exit, io_wait_ms (module parameter, default 10 s), for
- *    reads and writes, every list together; time spent walking present
- *    pages is not.  A list on a file whose I/O never completes (a FUSE
- *    server that does not answer) ends that list's walk when the budget
+ *    I/O and looks again, and a store whose fault calls the filesystem
+ *    (->page_mkwrite()) is faulted in by a worker.  What the thread waits
+ *    for those is charged to one budget per exit, io_wait_ms (module
+ *    parameter, default 10 s), for reads and writes, every list and the
+ *    try-unlock fix-up together; time spent walking present pages is not.
+ *    A list on a file whose I/O never completes (a FUSE server that does
+ *    not answer a READ or a WRITE) ends that list's walk when the budget
  *    is spent (counted in io_timeouts), instead of holding the thread in D
  *    state for good, as it holds the kernel's own walk;
  *  - one waiter is woken with a shared FUTEX_WAKE as the kernel does, or,
@@ -74,6 +76,7 @@
 #include "walk.h"
 #include "kcall.h"
 #include "uaccess.h"
+#include "window.h"
 
 /*
  * The kernel's own walk of one legacy list costs about 11 ns per owned
@@ -94,12 +97,12 @@ unsigned long rl2_walk_limit = 1UL << 20;
 #define RL2_EXIT_FAULTS		4096
 
 /*
- * Time one exit may wait for pages, all lists together, in ms: a page-in
- * from swap or disk takes milliseconds, seconds under heavy memory
- * pressure; I/O that has not completed in 10 s (a dead NFS or FUSE server)
- * is not waited for, and that list's walk ends there.  A lock on a page
- * that needed longer is lost, so the bound is generous; it only has to be
- * finite.  Root may change it (read once per exit): an NFS server
+ * Time one exit may wait for pages, all lists and the fix-up together, in
+ * ms: a page-in from swap or disk takes milliseconds, seconds under heavy
+ * memory pressure; I/O that has not completed in 10 s (a dead NFS or FUSE
+ * server) is not waited for, and that list's walk ends there.  A lock on a
+ * page that needed longer is lost, so the bound is generous; it only has
+ * to be finite.  Root may change it (read once per exit): an NFS server
  * that takes longer to fail over, or a machine that would rather lose the
  * lock sooner.
  */
@@ -127,7 +130,7 @@ static const struct kernel_param_ops rl2_io_wait_ms_ops = {
 };
 module_param_cb(io_wait_ms, &rl2_io_wait_ms_ops, &rl2_io_wait_ms, 0644);
 MODULE_PARM_DESC(io_wait_ms,
-		 "Most time one thread's exit or exec waits for pages its lists need (their I/O), all slots together, in ms (default 10000; at most 3600000)");
+		 "Most time one thread's exit or exec waits for pages its lists need (their I/O, a write fault), all slots together, in ms (default 10000; at most 3600000)");
 
 struct rl2_walk {
 	u32 tid;
@@ -393,8 +396,9 @@ fault:
 }
 
 /**
- * rl2_walk_task - walk every non-empty slot of a detached record
- * @rec: the dying (or exec'ing) thread's record; the thread is current
+ * rl2_walk_task - finish a try-unlock, walk every non-empty slot
+ * @rec: the dying (or exec'ing) thread's record, detached; the thread is
+ *	current
  *
  * Runs in the thread's own context, before its address space goes away,
  * may sleep and fault pages in, within one budget for the whole exit.
@@ -412,6 +416,9 @@ void rl2_walk_task(struct rl2_task *rec)
 
 	if (WARN_ON_ONCE(rl2_rec_task(rec) != current) || !current->mm)
 		return;
+
+	/* A thread stopped inside a try-unlock window: finish it, in budget. */
+	rl2_window_fixup(rec, &w.faults);
 
 	for (i = 0; i < RL2_NR_SLOTS; i++) {
 		u64 word = rec->slot[i];

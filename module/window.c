@@ -6,10 +6,10 @@
  * call.  Their only instructions between a successful compare-exchange
  * and the store that clears *pop form a window.  A thread that dies with
  * its user ip in a window and the release flag set (ZF on x86, Z on arm64)
- * has released the word but not cleared *pop; the exit hook calls
- * rl2_window_fixup() before the walk, which finishes the unlock by
- * clearing *pop, so the walk never touches the released word (which
- * another thread may already have freed and reused).  (E)DX on x86, x2 on
+ * has released the word but not cleared *pop; the walk calls
+ * rl2_window_fixup() first, which finishes the unlock by clearing *pop
+ * (within the exit's I/O budget), so the walk never touches the released
+ * word (which another thread may already have freed and reused).  (E)DX on x86, x2 on
  * arm64 holds pop there (the arch headers next to compat.h).
  *
  * Two ways to know a window:
@@ -161,8 +161,9 @@ static unsigned int rl2_window_registered(struct rl2_window *win,
 /**
  * rl2_window_fixup - finish a try-unlock the dying thread was inside
  * @rec: its record; current is the thread
+ * @f: the exit's fault-in and I/O budget, which the walk then goes on with
  */
-void rl2_window_fixup(struct rl2_task *rec)
+void rl2_window_fixup(struct rl2_task *rec, struct rl2_faults *f)
 {
 	struct pt_regs *regs = task_pt_regs(current);
 	unsigned long pop;
@@ -179,6 +180,6 @@ void rl2_window_fixup(struct rl2_task *rec)
 	pop = rl2_window_pop(regs);
 	if (!rl2_is_pending_field(rec, pop, size))
 		return;
-	if (!rl2_user_clear(pop, size, NULL))
+	if (!rl2_user_clear(pop, size, f))
 		atomic64_inc(&rl2_stats.fixups);
 }
