@@ -1,27 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A robust list whose head lives on a file that can never be read: a
- * minimal FUSE server, written here against /dev/fuse, answers INIT,
- * LOOKUP, GETATTR and OPEN, takes READ requests and never answers them.
- * A child maps the file, registers the head and is SIGKILLed; its exit walk
- * faults on the head.
+ * Robust lists on files whose I/O never completes, served by a minimal
+ * FUSE server written here against /dev/fuse (INIT, LOOKUP, GETATTR, OPEN,
+ * READ, WRITE), a fresh mount for each case.  A child registers a list
+ * there, is SIGKILLed, and its exit walk needs that I/O.
  *
- * Ours: the walk starts the read without waiting for it in the fault, and
- * gives up on that list after its I/O deadline (module/uaccess.c,
- * RL2_EXIT_IO_WAIT, 10 s): the child is reaped, and the hung-task detector,
- * set to 5 s, reports nothing (the walk sleeps in short steps and holds no
- * lock meanwhile).
+ *  - Reads (files "f", "g"): READ is never answered.  Ours starts the read
+ *    without waiting in the fault and gives up on that list when the
+ *    exit's I/O budget is spent (module/uaccess.c, io_wait_ms, 10 s): the
+ *    child is reaped, and the hung-task detector, set to 5 s, reports
+ *    nothing (the walk sleeps in short steps and holds no lock meanwhile).
+ *    The control, the same head as the legacy list: measured on Debian's
+ *    6.12.95, the kernel's walk stays in D state for good (futex_cleanup
+ *    -> get_user -> filemap_fault -> folio_wait_bit_common, TASK_KILLABLE,
+ *    but get_signal() took SIGKILL off the dying thread's own pending set).
  *
- * The control, last: the same head as the child's legacy list, walked by
- * the kernel itself.  Measured on Debian's 6.12.95: that walk stays in D
- * state for good (futex_cleanup -> get_user -> filemap_fault ->
- * folio_wait_bit_common, TASK_KILLABLE, but get_signal() took SIGKILL off
- * the dying thread's own pending set).  The case reports what the kernel
- * did within 3 s, then aborts the FUSE connection, which fails the READ,
- * and the child must then be reaped.
+ *  - Writes (files "w", "x"): READ is answered, WRITE never.  The child
+ *    writes its lock into a shared writable mapping of the file and starts
+ *    writeback (sync_file_range()): the page is clean and write-protected,
+ *    and until the WRITE is answered a store to it waits, uninterruptibly,
+ *    in fuse_page_mkwrite() -> fuse_wait_on_page_writeback().  The server
+ *    opens files with FOPEN_NOFLUSH: otherwise the exit's close of the
+ *    file would wait for that WRITE in fuse_flush(), whatever the walk
+ *    did.  The walk's
+ *    compare-exchange needs that write fault.  Ours hands it to a worker
+ *    (module/fault_work.c) and waits for it only within the I/O budget: the
+ *    child is reaped, the word given up (io_timeouts), the module pinned
+ *    while the worker waits.  The control in the same case, the legacy
+ *    list, stays in D state until the case aborts the connection.
  *
- * Needs /dev/fuse (CONFIG_FUSE_FS=y on Debian's 6.12; a module on 6.1,
- * which the VM does not carry): skipped without it.
+ *  - The budget counts time waited, not time walked (file "s"): a walk of
+ *    walk_limit - 1 present entries that takes longer than the budget, then
+ *    an entry on a page that needs a READ, answered after a short delay:
+ *    every lock is recovered.  The budget is set from a measurement of the
+ *    walk on this machine (a third of it), so the walk outlasts it.
+ *
+ * Needs /dev/fuse (CONFIG_FUSE_FS=y on Debian's 6.12 and 7.2; a module on
+ * 5.10 and 6.1, which the VM does not carry): skipped without it.
+ * RL2_TEST_FILTER runs a subset (cmocka_set_test_filter()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,14 +62,31 @@
 #include "helpers.h"
 
 #define MNT		"/tmp/rl2-fuse"
-#define FILE_INO	2	/* "f", and "g" = FILE_INO + 1: one file per case */
 #define FILE_SIZE	4096
+#define PARAM_IO_WAIT	"/sys/module/robust_list2/parameters/io_wait_ms"
+#define HUNG_TIMEOUT	"/proc/sys/kernel/hung_task_timeout_secs"
+
+/* One file per use: a page left locked or under writeback stays so. */
+enum { INO_F = 2, INO_G, INO_W, INO_X, INO_S, INO_END };
+static const char *const names[INO_END] = {
+	[INO_F] = "f", [INO_G] = "g", [INO_W] = "w", [INO_X] = "x", [INO_S] = "s",
+};
+
+/* What file "s" holds: one list entry, served after a delay. */
+struct slow_page {
+	uint64_t next;		/* the head, as a native pointer */
+	uint32_t tid;		/* the word at TH_OFF64 */
+	int delay_ms;
+};
 
 static struct {
 	int fd;			/* /dev/fuse */
 	pthread_t thread;
 	bool mounted;
 	volatile int reads;	/* READ requests taken and never answered */
+	volatile int writes;	/* WRITE requests taken and never answered */
+	volatile int slow_reads;	/* READs of "s", answered late */
+	struct slow_page *slow;
 } srv = { .fd = -1 };
 
 static void fill_attr(struct fuse_attr *a, uint64_t ino)
@@ -69,7 +102,7 @@ static void fill_attr(struct fuse_attr *a, uint64_t ino)
 
 static void reply(uint64_t unique, int error, const void *arg, size_t len)
 {
-	char buf[sizeof(struct fuse_out_header) + 256];
+	static char buf[sizeof(struct fuse_out_header) + FILE_SIZE];
 	struct fuse_out_header *h = (void *)buf;
 
 	h->len = sizeof(*h) + (error ? 0 : len);
@@ -79,6 +112,25 @@ static void reply(uint64_t unique, int error, const void *arg, size_t len)
 		memcpy(buf + sizeof(*h), arg, len);
 	if (write(srv.fd, buf, h->len) < 0 && errno != ENOENT)
 		fprintf(stderr, "# fuse reply: %s\n", strerror(errno));
+}
+
+static void reply_read(struct fuse_in_header *in, struct fuse_read_in *r)
+{
+	static char data[FILE_SIZE];
+	size_t len = r->offset < FILE_SIZE ? FILE_SIZE - r->offset : 0;
+
+	if (len > r->size)
+		len = r->size;
+	memset(data, 0, sizeof(data));
+	if (in->nodeid == INO_S && srv.slow && r->offset == 0) {
+		struct slow_page *s = srv.slow;
+
+		srv.slow_reads++;
+		th_sleep_ms(s->delay_ms);
+		memcpy(data, &s->next, sizeof(void *));
+		memcpy(data + TH_OFF64, &s->tid, sizeof(s->tid));
+	}
+	reply(in->unique, 0, data, len);
 }
 
 static void *serve(void *arg)
@@ -116,12 +168,14 @@ static void *serve(void *arg)
 		case FUSE_LOOKUP: {
 			struct fuse_entry_out o = { .generation = 1 };
 
-			/* its page stays locked by the unanswered READ: a fresh file each */
-			if (strcmp(body, "f") && strcmp(body, "g")) {
+			o.nodeid = 0;
+			for (int i = INO_F; i < INO_END; i++)
+				if (!strcmp(body, names[i]))
+					o.nodeid = i;
+			if (!o.nodeid) {
 				reply(in->unique, -ENOENT, NULL, 0);
 				break;
 			}
-			o.nodeid = FILE_INO + (*(char *)body == 'g');
 			fill_attr(&o.attr, o.nodeid);
 			reply(in->unique, 0, &o, sizeof(o));
 			break;
@@ -134,20 +188,35 @@ static void *serve(void *arg)
 			break;
 		}
 		case FUSE_OPEN: {
-			struct fuse_open_out o = { .fh = 1 };
+			/* a close must not wait for WRITEs (fuse_flush()) */
+			struct fuse_open_out o = { .fh = 1, .open_flags = FOPEN_NOFLUSH };
 
 			reply(in->unique, 0, &o, sizeof(o));
 			break;
 		}
 		case FUSE_READ:
-			srv.reads++;	/* never answered */
+			if (in->nodeid == INO_F || in->nodeid == INO_G)
+				srv.reads++;	/* never answered */
+			else
+				reply_read(in, body);
 			break;
+		case FUSE_WRITE: {
+			struct fuse_write_in *w = body;
+			struct fuse_write_out o = { .size = w->size };
+
+			if (in->nodeid == INO_W || in->nodeid == INO_X)
+				srv.writes++;	/* never answered */
+			else
+				reply(in->unique, 0, &o, sizeof(o));
+			break;
+		}
 		case FUSE_FORGET:
 		case FUSE_BATCH_FORGET:
 		case FUSE_INTERRUPT:
 			break;		/* no reply expected */
 		case FUSE_FLUSH:
 		case FUSE_RELEASE:
+		case FUSE_FSYNC:
 			reply(in->unique, 0, NULL, 0);
 			break;
 		default:
@@ -157,13 +226,19 @@ static void *serve(void *arg)
 	}
 }
 
+static char saved_io_wait[32];
+
+/* A fresh mount for each case; every case skips without /dev/fuse. */
 static int srv_start(void **state)
 {
 	char opts[128];
 
+	srv.reads = srv.writes = srv.slow_reads = 0;
+	srv.slow = NULL;
+	saved_io_wait[0] = 0;
 	srv.fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (srv.fd < 0)
-		return 0;	/* the cases skip */
+		return 0;
 	mkdir(MNT, 0755);
 	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", srv.fd);
 	if (mount("rl2fuse", MNT, "fuse", MS_NOSUID | MS_NODEV, opts)) {
@@ -195,7 +270,7 @@ static void srv_abort(void)
 		fprintf(stderr, "# %s: %s\n", path, strerror(errno));
 }
 
-static int srv_stop(void **state)
+static void srv_release(void)
 {
 	srv_abort();
 	if (srv.mounted)
@@ -207,37 +282,154 @@ static int srv_stop(void **state)
 	}
 	srv.fd = -1;
 	rmdir(MNT);
+}
+
+/* Release the server first: a child stuck in its I/O can only die then. */
+static int srv_stop(void **state)
+{
+	srv_release();
+	th_kill_kids();
+	th_write_file(HUNG_TIMEOUT, "120");
+	if (saved_io_wait[0])
+		th_write_file(PARAM_IO_WAIT, saved_io_wait);
 	return 0;
+}
+
+/* waitpid() for at most @ms without killing (th_wait_child_ms() would wait on). */
+static int poll_child(pid_t pid, int ms)
+{
+	long deadline = th_now_ms() + ms;
+	int st;
+
+	do {
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			th_reap_kid(pid, 0);	/* forget it */
+			return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+		}
+		th_sleep_ms(10);
+	} while (th_now_ms() < deadline);
+	return -1;
+}
+
+/* The state letter of /proc/<pid>/stat ('D': uninterruptible), or '?'. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (th_read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return '?';
+	return p[1] == ' ' ? p[2] : '?';
+}
+
+static long module_refcnt(void)
+{
+	return th_read_long("/sys/module/robust_list2/refcnt", -1);
+}
+
+/* The module's io_wait_ms as text, or "absent" (a module without it). */
+static const char *io_wait_ms_now(void)
+{
+	static char buf[32];
+	char *nl;
+
+	if (th_read_file(PARAM_IO_WAIT, buf, sizeof(buf)) <= 0)
+		return "absent";
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;
+	return buf;
+}
+
+/* Poll until the module's refcount is @want, at most @ms; the last value. */
+static long refcnt_settles(long want, int ms)
+{
+	long deadline = th_now_ms() + ms, n;
+
+	while ((n = module_refcnt()) != want && th_now_ms() < deadline)
+		th_sleep_ms(20);
+	return n;
+}
+
+static void read_stats(struct robust_list2_stats *st)
+{
+	memset(st, 0xcc, sizeof(*st));
+	assert_int_equal(0, robust_list2_stats(st));
 }
 
 struct kid {
 	uint32_t ready;
 	int32_t err;
 	bool legacy;
+	bool write;		/* the write case: files "w", "x" */
 };
+
+static int register_list(struct kid *k, struct robust_list_head *head)
+{
+	if (k->legacy)
+		return syscall(SYS_set_robust_list, head, sizeof(*head)) ? errno : 0;
+	return set_robust_list2(head, 0, TH_NATIVE, 0) ? errno : 0;
+}
 
 static int kid_main(void *p)
 {
 	struct kid *k = p;
-	int fd = open(k->legacy ? MNT "/g" : MNT "/f", O_RDONLY);
-	void *head;
+	const char *file = k->write ? (k->legacy ? MNT "/x" : MNT "/w") :
+				      (k->legacy ? MNT "/g" : MNT "/f");
+	int fd = open(file, k->write ? O_RDWR : O_RDONLY);
+	char *page;
 
 	if (fd < 0)
 		return 2;
-	head = mmap(NULL, FILE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-	if (head == MAP_FAILED)
+	page = mmap(NULL, FILE_SIZE, k->write ? PROT_READ | PROT_WRITE : PROT_READ,
+		    MAP_SHARED, fd, 0);
+	if (page == MAP_FAILED)
 		return 3;
-	/* registration reads nothing; the exit walk is the first access */
-	if (k->legacy)
-		k->err = syscall(SYS_set_robust_list, head, sizeof(struct robust_list_head)) ?
-			 errno : 0;
-	else
-		k->err = set_robust_list2(head, 0, TH_NATIVE, 0) ? errno : 0;
-	__atomic_store_n(&k->ready, 1, __ATOMIC_RELEASE);
-	th_futex_wake(&k->ready, 1, false);
+	if (k->write) {
+		/* head and lock on the page (its READ is answered) */
+		struct robust_list_head *head = (void *)page;
+		struct th_lock64 *l = (void *)(page + 64);
+
+		th_list64_init(head, TH_OFF64);
+		l->futex = th_gettid();
+		th_list64_add(head, l, false);
+		k->err = register_list(k, head);
+		/*
+		 * Write it back: the server never answers that WRITE, so the
+		 * page stays clean and write-protected, and the next store to
+		 * it waits in fuse_page_mkwrite() until the WRITE is answered.
+		 */
+		if (!k->err && sync_file_range(fd, 0, FILE_SIZE, SYNC_FILE_RANGE_WRITE))
+			k->err = errno;
+	} else {
+		/* registration reads nothing; the exit walk is the first access */
+		k->err = register_list(k, (void *)page);
+	}
+	th_set_flag(&k->ready, 1);
 	for (int i = 0; i < 600; i++)
 		th_sleep_ms(100);
 	return 1;
+}
+
+static struct kid *kill_kid(bool legacy, bool write, pid_t *pid)
+{
+	struct kid *k = th_shared_alloc(sizeof(*k), false);
+	int writes = srv.writes;
+
+	assert_non_null(k);
+	k->legacy = legacy;
+	k->write = write;
+	*pid = th_spawn_kid(kid_main, k);
+	assert_true(*pid > 0);
+	assert_true(th_wait_flag(&k->ready, 1, TH_TIMEOUT_MS));
+	assert_int_equal(0, k->err);
+	/* the server has the WRITE: the page is write-protected now */
+	for (int i = 0; write && i < 500 && srv.writes == writes; i++)
+		th_sleep_ms(10);
+	if (write)
+		assert_true(srv.writes > writes);
+	assert_int_equal(0, kill(*pid, SIGKILL));
+	return k;
 }
 
 static int kmsg_has(int fd, const char *needle)
@@ -256,21 +448,6 @@ static int kmsg_has(int fd, const char *needle)
 	return found;
 }
 
-static struct kid *kill_kid(bool legacy, pid_t *pid)
-{
-	struct kid *k = th_shared_alloc(sizeof(*k), false);
-
-	assert_non_null(k);
-	k->legacy = legacy;
-	*pid = th_spawn_child(kid_main, k);
-	for (int i = 0; i < 100 && !__atomic_load_n(&k->ready, __ATOMIC_ACQUIRE); i++)
-		th_futex_wait(&k->ready, 0, 100, false);
-	assert_int_equal(1, k->ready);
-	assert_int_equal(0, k->err);
-	assert_int_equal(0, kill(*pid, SIGKILL));
-	return k;
-}
-
 static void test_slot_list_on_unreadable_file_dies(void **state)
 {
 	int kmsg, status, reads = srv.reads;
@@ -280,38 +457,23 @@ static void test_slot_list_on_unreadable_file_dies(void **state)
 
 	if (srv.fd < 0)
 		skip();
-	assert_int_equal(0, th_write_file("/proc/sys/kernel/hung_task_timeout_secs", "5"));
+	assert_int_equal(0, th_write_file(HUNG_TIMEOUT, "5"));
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	assert_true(kmsg >= 0);
 	lseek(kmsg, 0, SEEK_END);
 
 	t0 = th_now_ms();
-	k = kill_kid(false, &pid);
+	k = kill_kid(false, false, &pid);
 	/* 10 s of I/O wait, then the rest of the exit; past 5 s had it hung */
-	status = th_wait_child_ms(pid, 20000);
+	status = poll_child(pid, 20000);
 	ms = th_now_ms() - t0;
 	print_message("# robust_list2 list on an unreadable FUSE file: kill -> waitpid %ld ms, "
 		      "%d READ requests left unanswered\n", ms, srv.reads - reads);
 	assert_int_equal(128 + SIGKILL, status);
 	assert_true(srv.reads > reads);		/* the walk did try to read it */
 	assert_false(kmsg_has(kmsg, "blocked for more than"));
-	assert_int_equal(0, th_write_file("/proc/sys/kernel/hung_task_timeout_secs", "120"));
 	close(kmsg);
 	th_free(k, sizeof(*k));
-}
-
-/* waitpid() for at most @ms without killing (th_wait_child_ms() would wait on). */
-static int poll_child(pid_t pid, int ms)
-{
-	long deadline = th_now_ms() + ms;
-	int st;
-
-	do {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
-		th_sleep_ms(10);
-	} while (th_now_ms() < deadline);
-	return -1;
 }
 
 static void test_legacy_list_control(void **state)
@@ -323,7 +485,7 @@ static void test_legacy_list_control(void **state)
 
 	if (srv.fd < 0)
 		skip();
-	k = kill_kid(true, &pid);
+	k = kill_kid(true, false, &pid);
 	t0 = th_now_ms();
 	status = poll_child(pid, 3000);
 	if (status == 128 + SIGKILL)
@@ -334,19 +496,227 @@ static void test_legacy_list_control(void **state)
 			      "3 s after SIGKILL (the kernel's own limitation)\n");
 	assert_true(srv.reads > reads);
 	/* abort the connection: the READ fails, a stuck walk ends */
-	srv_stop(state);
+	srv_release();
 	if (status != 128 + SIGKILL)
 		status = poll_child(pid, 10000);
 	assert_int_equal(128 + SIGKILL, status);
 	th_free(k, sizeof(*k));
 }
 
+/*
+ * The write fault never completes.  Ours: reaped within the I/O budget,
+ * the word given up and counted, the module pinned by the worker still in
+ * fuse_page_mkwrite() until the connection goes.  The control, the same
+ * lock on the legacy list: the kernel's walk in D state until then.
+ */
+static void test_slot_word_whose_write_fault_never_completes(void **state)
+{
+	struct robust_list2_stats st0, st1;
+	struct kid *k, *kc;
+	int status, writes;
+	long t0, ms, r0, r;
+	pid_t pid, cpid;
+	char cstate;
+
+	if (srv.fd < 0)
+		skip();
+	read_stats(&st0);	/* opens the device: our own file is in r0 */
+	r0 = module_refcnt();
+	assert_true(r0 >= 0);
+
+	writes = srv.writes;
+	t0 = th_now_ms();
+	k = kill_kid(false, true, &pid);
+	status = poll_child(pid, 20000);
+	ms = th_now_ms() - t0;
+	if (status == 128 + SIGKILL)
+		print_message("# robust_list2 word whose write fault never completes: kill -> "
+			      "waitpid %ld ms (io_wait_ms %s), %d WRITE requests left "
+			      "unanswered\n", ms, io_wait_ms_now(), srv.writes - writes);
+	else
+		print_message("# robust_list2 word whose write fault never completes: state %c "
+			      "%ld ms after SIGKILL (io_wait_ms %s)\n", proc_state(pid), ms,
+			      io_wait_ms_now());
+	assert_int_equal(128 + SIGKILL, status);
+	read_stats(&st1);
+	print_message("# io_timeouts +%llu, faults +%llu, recovered +%llu\n",
+		      (unsigned long long)(st1.io_timeouts - st0.io_timeouts),
+		      (unsigned long long)(st1.faults - st0.faults),
+		      (unsigned long long)(st1.recovered - st0.recovered));
+	assert_int_equal(1, st1.io_timeouts - st0.io_timeouts);
+	assert_int_equal(0, st1.recovered - st0.recovered);
+	/* the child's file and record are gone; the waiting worker pins us */
+	r = refcnt_settles(r0 + 1, 3000);
+	print_message("# module refcount %ld with the worker waiting (%ld before)\n", r, r0);
+	assert_int_equal(r0 + 1, r);
+
+	kc = kill_kid(true, true, &cpid);
+	t0 = th_now_ms();
+	status = poll_child(cpid, 3000);
+	cstate = proc_state(cpid);
+	if (status == 128 + SIGKILL)
+		print_message("# control: the kernel's walk of the legacy list: reaped in %ld ms\n",
+			      th_now_ms() - t0);
+	else
+		print_message("# control: the kernel's walk of the legacy list: state %c 3 s after "
+			      "SIGKILL (the kernel's own limitation)\n", cstate);
+	/* the control proves the case: the kernel's own walk is held there */
+	assert_int_equal(-1, status);
+	assert_int_equal('D', cstate);
+
+	/* abort the connection: the WRITEs fail, fuse_page_mkwrite() returns */
+	srv_release();
+	status = poll_child(cpid, 10000);
+	assert_int_equal(128 + SIGKILL, status);
+	r = refcnt_settles(r0, 5000);
+	print_message("# module refcount %ld once the worker finished\n", r);
+	assert_int_equal(r0, r);
+	th_free(k, sizeof(*k));
+	th_free(kc, sizeof(*kc));
+}
+
+enum bmode { B_EMPTY, B_LIST, B_LIST_SLOW };
+
+struct bkid {
+	uint32_t ready;
+	int32_t err;
+	enum bmode mode;
+	uint32_t n;		/* present entries */
+	struct slow_page slow;	/* out, for the server */
+};
+
+/*
+ * @n present locks held (words = TID), in private memory the child wrote;
+ * B_EMPTY registers an empty list beside the same memory (the cost of the
+ * exit without the walk), B_LIST_SLOW adds a last entry on file "s".
+ */
+static int bkid_main(void *p)
+{
+	struct bkid *k = p;
+	struct robust_list_head *head = malloc(sizeof(*head));
+	struct th_lock64 *l = mmap(NULL, (size_t)k->n * sizeof(*l), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct robust_list *last = &head->list;
+	uint32_t tid = th_gettid();
+
+	if (!head || l == MAP_FAILED)
+		return 2;
+	th_list64_init(head, TH_OFF64);
+	for (uint32_t i = 0; i < k->n; i++) {
+		l[i].futex = tid;
+		last->next = &l[i].list;
+		last = &l[i].list;
+	}
+	if (k->mode == B_LIST_SLOW) {
+		int fd = open(MNT "/s", O_RDONLY);
+		void *x;
+
+		if (fd < 0)
+			return 3;
+		/* never touched here: the walk's read of it is its first READ */
+		x = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (x == MAP_FAILED)
+			return 4;
+		last->next = x;		/* x's own next (the head) is the server's */
+		k->slow.next = (uintptr_t)head;
+		k->slow.tid = tid;
+	} else {
+		last->next = &head->list;
+	}
+	if (k->mode == B_EMPTY)
+		head->list.next = &head->list;
+	k->err = set_robust_list2(head, 0, TH_NATIVE, 0) ? errno : 0;
+	th_set_flag(&k->ready, 1);
+	for (int i = 0; i < 600; i++)
+		th_sleep_ms(100);
+	return 1;
+}
+
+/* kill -> waitpid of a bkid, in ms. */
+static long run_bkid(enum bmode mode, uint32_t n, int delay_ms)
+{
+	struct bkid *k = th_shared_alloc(sizeof(*k), false);
+	int status;
+	long t0, ms;
+	pid_t pid;
+
+	assert_non_null(k);
+	k->mode = mode;
+	k->n = n;
+	k->slow.delay_ms = delay_ms;
+	pid = th_spawn_kid(bkid_main, k);
+	assert_true(pid > 0);
+	assert_true(th_wait_flag(&k->ready, 1, 60000));
+	assert_int_equal(0, k->err);
+	srv.slow = &k->slow;
+	t0 = th_now_ms();
+	assert_int_equal(0, kill(pid, SIGKILL));
+	status = poll_child(pid, 60000);
+	ms = th_now_ms() - t0;
+	srv.slow = NULL;
+	assert_int_equal(128 + SIGKILL, status);
+	th_free(k, sizeof(*k));
+	return ms;
+}
+
+static void test_io_budget_counts_waiting_not_walking(void **state)
+{
+	struct robust_list2_stats st0, st1;
+	struct robust_list2_info info;
+	long t_empty, t_walk, walk, budget, ms;
+	char val[32];
+	uint32_t n;
+
+	if (srv.fd < 0)
+		skip();
+	if (th_read_file(PARAM_IO_WAIT, saved_io_wait, sizeof(saved_io_wait)) <= 0) {
+		saved_io_wait[0] = 0;
+		fail_msg("no %s", PARAM_IO_WAIT);
+	}
+	memset(&info, 0xcc, sizeof(info));
+	assert_int_equal(0, robust_list2_info(&info));
+	n = (info.walk_limit < (1u << 20) ? info.walk_limit : (1u << 20)) - 1;
+
+	/* what the walk of n present entries costs here, in time */
+	t_empty = run_bkid(B_EMPTY, n, 0);
+	t_walk = run_bkid(B_LIST, n, 0);
+	walk = t_walk - t_empty;
+	budget = walk / 3;
+	print_message("# exit with %u present locks: %ld ms, without them %ld ms: "
+		      "I/O budget for the case %ld ms\n", n, t_walk, t_empty, budget);
+	if (budget < 60) {
+		print_message("# the walk is too fast here to outlast a measurable budget\n");
+		skip();
+	}
+	snprintf(val, sizeof(val), "%ld", budget);
+	assert_int_equal(0, th_write_file(PARAM_IO_WAIT, val));
+
+	/* the same walk, then one entry whose READ is answered after budget / 4 */
+	read_stats(&st0);
+	ms = run_bkid(B_LIST_SLOW, n, (int)(budget / 4));
+	read_stats(&st1);
+	print_message("# then an entry needing a READ: kill -> waitpid %ld ms, recovered %llu "
+		      "of %u, io_timeouts +%llu\n", ms,
+		      (unsigned long long)(st1.recovered - st0.recovered), n + 1,
+		      (unsigned long long)(st1.io_timeouts - st0.io_timeouts));
+	assert_true(srv.slow_reads >= 1);	/* the walk did need that READ */
+	assert_int_equal(n + 1, st1.recovered - st0.recovered);
+	assert_int_equal(0, st1.io_timeouts - st0.io_timeouts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_slot_list_on_unreadable_file_dies),
-		cmocka_unit_test(test_legacy_list_control),
+		cmocka_unit_test_setup_teardown(test_slot_list_on_unreadable_file_dies,
+						srv_start, srv_stop),
+		cmocka_unit_test_setup_teardown(test_legacy_list_control, srv_start, srv_stop),
+		cmocka_unit_test_setup_teardown(test_slot_word_whose_write_fault_never_completes,
+						srv_start, srv_stop),
+		cmocka_unit_test_setup_teardown(test_io_budget_counts_waiting_not_walking,
+						srv_start, srv_stop),
 	};
 
-	return cmocka_run_group_tests_name("fuse", tests, srv_start, srv_stop);
+	if (getenv("RL2_TEST_FILTER"))		/* e.g. RL2_TEST_FILTER='*write*' */
+		cmocka_set_test_filter(getenv("RL2_TEST_FILTER"));
+	return cmocka_run_group_tests_name("fuse", tests, NULL, NULL);
 }
