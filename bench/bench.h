@@ -138,6 +138,9 @@ struct side {
 double side_run(struct side *s);
 /* Subject against anchor, interleaved in slices: one round per option -r. */
 void run_pair(struct figure *f, bench_fn ours, void *octx, bench_fn anchor, void *actx);
+/* The same, the same number of operations per slice on both sides. */
+void run_pair_long(struct figure *f, bench_fn ours, void *octx, bench_fn anchor,
+		   void *actx, double slice_ns, int pairs);
 
 /* -------------------------------------------------------------- module */
 

@@ -249,6 +249,41 @@ double side_run(struct side *s)
  * within a pair, a stolen slice is an outlier the median ignores.
  * Records ns per operation (medians).
  */
+/*
+ * Work a slice defers (RCU callbacks, a dead thread's reaping) runs in a
+ * later slice, often the other side's.  For operations that defer much
+ * of their cost, such as a thread's whole life, run_pair_long() runs both
+ * sides with the same number of operations per slice and slices many
+ * ticks long, so that what crosses a slice boundary is a small and equal
+ * share of either side: @pairs pairs of @slice_ns slices per round.
+ */
+void run_pair_long(struct figure *f, bench_fn ours, void *octx, bench_fn anchor,
+		   void *actx, double slice_ns, int pairs)
+{
+	struct side o = { .fn = ours, .ctx = octx }, a = { .fn = anchor, .ctx = actx };
+	double ov[MAX_SLICES], av[MAX_SLICES], rv[MAX_SLICES];
+
+	pairs = pairs < 1 ? 1 : pairs > MAX_SLICES ? MAX_SLICES : pairs;
+	a.chunk = calibrate(anchor, actx, slice_ns);
+	o.chunk = a.chunk;
+	ours(octx, o.chunk);		/* warm up at the size measured */
+	for (int r = 0; r < opt_rounds; r++) {
+		for (int i = 0; i < pairs; i++) {
+			if ((i + r) & 1) {
+				av[i] = side_run(&a);
+				ov[i] = side_run(&o);
+			} else {
+				ov[i] = side_run(&o);
+				av[i] = side_run(&a);
+			}
+			rv[i] = ov[i] / av[i];
+		}
+		push(&f->ours, median_of(ov, pairs));
+		push(&f->anchor, median_of(av, pairs));
+		push(&f->ratio, median_of(rv, pairs));
+	}
+}
+
 void run_pair(struct figure *f, bench_fn ours, void *octx, bench_fn anchor, void *actx)
 {
 	struct side o = { .fn = ours, .ctx = octx }, a = { .fn = anchor, .ctx = actx };
