@@ -13,27 +13,34 @@ ifeq ($(WERROR),1)
 KBUILD_WERROR := KCFLAGS=-Werror
 endif
 
-# Without headers for the kernel, `make` still builds the library, tests and
-# tools, and says in one line what is missing; `make module` fails.
+# Without headers for the kernel, `make` still builds the library and says
+# in one line what is missing; `make module` fails.
 HAVE_KDIR := $(wildcard $(KDIR)/Makefile)
 NO_KDIR_MSG := no kernel headers in $(KDIR): the module is not built. \
 	Install linux-headers-$(KERNELRELEASE), or build for another kernel with \
 	make KERNELRELEASE=<release> (scripts/fetch-kernel <alias> gets the test kernels)
 
-all: lib tests $(if $(HAVE_KDIR),module,no-module)
+# `make`: the module and the library only; the tests are built by the
+# targets that run them (check-host, check-vm), or all at once by `make tests`.
+all: lib $(if $(HAVE_KDIR),module,no-module) ## the module (if KDIR has headers) and the library
 
-module:
+# make help: the "## " text of every target of this file, in order.
+help: ## this list: every target with one line
+	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/\1|\2/p' Makefile | \
+		awk -F'|' '{ printf "  %-16s %s\n", $$1, $$2 }'
+
+module: ## the kernel module for KERNELRELEASE (KDIR): robust_list2.ko
 	$(if $(HAVE_KDIR),,$(error $(NO_KDIR_MSG)))
 	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_WERROR) modules
 
-no-module:
+no-module: ## say why the module is not built (no headers in KDIR)
 	@echo "make: $(NO_KDIR_MSG)"
 
 # make lib ARCH=arm64: the aarch64 library in build/arm64/libshim/
-lib:
+lib: ## librobust_list2 (.a, .so, .pc); ARCH=arm64: the aarch64 one
 	$(MAKE) -C libshim $(if $(filter arm64,$(ARCH)),ARCH=arm64)
 
-tests: lib
+tests: lib ## every test program and the robust-list2 tool
 	$(MAKE) -C tests
 	$(MAKE) -C tools
 
@@ -45,7 +52,7 @@ DEMO_K      = $(or $(KERNEL),$(DEMO_KERNEL))
 DEMO_ARM64  = $(filter arm64-%,$(DEMO_K))
 DEMO_CC     = $(if $(DEMO_ARM64),$(shell scripts/toolchain arm64),$(CC))
 DEMO_DIR    = build$(if $(DEMO_ARM64),/arm64)
-demo: deps lib
+demo: deps lib ## the FEX-style demo in a VM (KERNEL=6.12, or arm64-6.12)
 	@mkdir -p $(DEMO_DIR)
 	$(if $(DEMO_ARM64),$(MAKE) -s -C libshim ARCH=arm64)
 	$(DEMO_CC) -O2 -Wall -Wextra $(if $(WERROR),-Werror) -Iuapi -Ilibshim/include -pthread \
@@ -57,24 +64,24 @@ demo: deps lib
 # the host checks, the Debian packages built and tested in a chroot, the VM
 # suite, plus one VM run with the module DKMS built from the packages, and
 # qemu-user with the integration patch (check-emulator, its default kernels).
-check: deps check-host check-deb
+check: deps check-host check-deb ## everything: host checks, packages, VM suites, emulator
 	$(MAKE) check-vm DEB_KERNEL=6.12
 	$(MAKE) check-emulator
 	$(MAKE) demo
 
-deps:
+deps: ## install the host packages the build and tests need (scripts/deps)
 	scripts/deps
 
 # Host only, no VM: layouts for every ABI, the library against a mocked
 # seam, the harness's own tests, docs against the header, packaging, and the
 # module built for each kernel; "host: P passed, F failed, S skipped".
-check-host: lib
+check-host: lib ## host-only checks, no VM: layouts, library, docs, packaging
 	$(MAKE) -C tests host
 	scripts/check-host $(KERNEL)
 
 # The cmocka suites inside QEMU: make check-vm [KERNEL="6.1 6.12"]
 # [DEB_KERNEL=6.12: one more run with the module DKMS built from the packages]
-check-vm: lib
+check-vm: lib ## the test suites in QEMU: [KERNEL="6.1 6.12"] [DEB_KERNEL=6.12]
 	$(MAKE) -C tests vm
 	$(MAKE) -C tools
 	$(if $(filter arm64-%,$(or $(KERNEL),arm64-)),$(MAKE) -C tests arm64 armhf)
@@ -82,12 +89,12 @@ check-vm: lib
 
 # The Debian packages (debian/), built with dpkg-buildpackage on a copy of the
 # tree and checked by lintian, into build/deb/.
-deb:
+deb: ## the Debian packages, into build/deb/
 	scripts/build-deb
 
 # The packages installed with apt in a clean Debian 12 chroot (root): DKMS
 # builds the module for the test kernels, a pkg-config consumer, a clean purge.
-check-deb: deb
+check-deb: deb ## the packages installed, DKMS-built and purged in a chroot (root)
 	scripts/check-deb $(KERNEL)
 
 # The VM suite (as check-vm) on the debug kernel we build ourselves: KASAN,
@@ -97,7 +104,7 @@ check-deb: deb
 DEBUG_KERNEL ?= 6.12-debug
 DEBUG_TIMEOUT ?= 3600
 DEBUG_TEST_TIMEOUT ?= 600
-check-debug: lib
+check-debug: lib ## the VM suite on a KASAN/lockdep/UBSAN kernel we build (slow)
 	$(MAKE) -C tests vm
 	$(MAKE) -C tools
 	scripts/build-debug-kernel $(DEBUG_KERNEL)
@@ -111,26 +118,26 @@ check-debug: lib
 # 6.12 for x86-64 and for arm64 (EMULATOR_KERNEL); times in
 # integrations/qemu-user/README.md.
 EMULATOR_KERNEL ?= 6.12 arm64-6.12
-check-emulator: lib
+check-emulator: lib ## qemu-user with robust mutexes through the module (VMs)
 	scripts/deps --qemu
 	RL2_QEMU_USER=$(QEMU_USER) scripts/check-emulator $(or $(KERNEL),$(EMULATOR_KERNEL))
 
 # Benchmarks in QEMU against the kernel's own robust list (bench/README.md):
 # make bench [KERNEL="6.1 6.12"], default 6.12; output in build/bench/<kernel>/
-bench: lib
+bench: lib ## benchmarks in QEMU against the kernel's own robust list
 	scripts/bench $(KERNEL)
 
-install: modules-load
+install: modules-load ## install the module for KERNELRELEASE, loaded at boot
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	depmod -a $(KERNELRELEASE)
 
-install-lib: lib
+install-lib: lib ## install the library, headers, .pc and man pages under PREFIX
 	$(MAKE) -C libshim install
 
-install-tools: lib
+install-tools: lib ## install robust-list2(1) and its man page under PREFIX
 	$(MAKE) -C tools install
 
-install-headers:
+install-headers: ## install the two headers only, under PREFIX
 	install -d $(DESTDIR)$(PREFIX)/include/linux
 	install -m 644 uapi/linux/robust_list2.h $(DESTDIR)$(PREFIX)/include/linux/
 	install -m 644 libshim/include/robust_list2.h $(DESTDIR)$(PREFIX)/include/
@@ -139,7 +146,7 @@ DKMS_SRC := $(DESTDIR)/usr/src/robust_list2-$(VERSION)
 MODULES_LOAD := $(DESTDIR)/etc/modules-load.d/robust_list2.conf
 
 # The sources DKMS builds from: exactly these files, no build output.
-dkms-source:
+dkms-source: ## copy the module's sources to /usr/src/robust_list2-VERSION
 	install -d $(DKMS_SRC)/module $(DKMS_SRC)/uapi/linux
 	install -m 644 dkms.conf Kbuild Makefile $(DKMS_SRC)/
 	install -m 644 module/*.c module/*.h module/*.S $(DKMS_SRC)/module/
@@ -148,25 +155,29 @@ dkms-source:
 # Load at boot: modules-load.d (the misc minor is dynamic, so there is no
 # devname alias for on-demand loading); /dev/robust_list2 is created 0666
 # by the module itself.
-modules-load:
+modules-load: ## /etc/modules-load.d/robust_list2.conf: load at boot
 	install -d $(dir $(MODULES_LOAD))
 	echo robust_list2 > $(MODULES_LOAD)
 
-dkms-install: dkms-source modules-load
+dkms-install: dkms-source modules-load ## add, build, install with DKMS (rebuilt for new kernels)
 	dkms add -m robust_list2 -v $(VERSION)
 	dkms build -m robust_list2 -v $(VERSION) -k $(KERNELRELEASE)
 	dkms install -m robust_list2 -v $(VERSION) -k $(KERNELRELEASE)
 
-dkms-uninstall:
+dkms-uninstall: ## remove the DKMS module, its sources, the modules-load.d entry
 	-dkms remove robust_list2/$(VERSION) --all
 	rm -rf $(DKMS_SRC) $(MODULES_LOAD)
 
+
 # The kernel's checkpatch.pl --strict on module/ (scripts/checkpatch says where
 # it comes from and why clang-format is not a gate); also run by check-host.
-style:
+style: ## checkpatch.pl --strict on module/
 	scripts/checkpatch
 
-clean:
+check-docs: ## man pages, README example, Makefile help, design.md against the code
+	scripts/check-docs
+
+clean: ## remove the build output
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 	$(MAKE) -C libshim clean
 	$(MAKE) -C tests clean
@@ -174,5 +185,6 @@ clean:
 	-$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: demo all module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-emulator bench install install-lib \
-	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall style clean
+.PHONY: demo all help module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-emulator bench install install-lib \
+	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall \
+	style check-docs clean
