@@ -127,9 +127,12 @@ check-emulator: lib ## qemu-user with robust mutexes through the module (VMs)
 bench: lib ## benchmarks in QEMU against the kernel's own robust list
 	scripts/bench $(KERNEL)
 
+# The module goes where kbuild's modules_install puts an external module
+# (updates/ since 6.4, extra/ before), under DESTDIR if given.
+MODULE_DIR := $(DESTDIR)/lib/modules/$(KERNELRELEASE)
 install: modules-load ## install the module for KERNELRELEASE, loaded at boot
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(KERNELRELEASE)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	$(if $(DESTDIR),,depmod -a $(KERNELRELEASE))
 
 install-lib: lib ## install the library, headers, .pc and man pages under PREFIX
 	$(MAKE) -C libshim install
@@ -164,10 +167,20 @@ dkms-install: dkms-source modules-load ## add, build, install with DKMS (rebuilt
 	dkms build -m robust_list2 -v $(VERSION) -k $(KERNELRELEASE)
 	dkms install -m robust_list2 -v $(VERSION) -k $(KERNELRELEASE)
 
+# Without DESTDIR, dkms removes what it built and installed; with one, only
+# the staged files go (DKMS's own tree is not under DESTDIR).
 dkms-uninstall: ## remove the DKMS module, its sources, the modules-load.d entry
-	-dkms remove robust_list2/$(VERSION) --all
+	$(if $(DESTDIR),,-command -v dkms >/dev/null && dkms remove robust_list2/$(VERSION) --all)
 	rm -rf $(DKMS_SRC) $(MODULES_LOAD)
 
+# Everything install, install-lib, install-tools, install-headers and
+# dkms-install put, for the same PREFIX, DESTDIR and KERNELRELEASE;
+# tests/host/t_uninstall.sh checks that nothing is left.
+uninstall: dkms-uninstall ## remove all that the install targets put, DKMS or not
+	rm -f $(MODULE_DIR)/updates/robust_list2.ko* $(MODULE_DIR)/extra/robust_list2.ko*
+	$(if $(DESTDIR),,-depmod -a $(KERNELRELEASE) 2>/dev/null)
+	$(MAKE) -C libshim uninstall
+	$(MAKE) -C tools uninstall
 
 # The kernel's checkpatch.pl --strict on module/ (scripts/checkpatch says where
 # it comes from and why clang-format is not a gate); also run by check-host.
@@ -186,5 +199,5 @@ clean: ## remove the build output
 	rm -rf build
 
 .PHONY: demo all help module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-emulator bench install install-lib \
-	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall \
+	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall uninstall \
 	style check-docs clean
