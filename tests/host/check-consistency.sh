@@ -6,7 +6,7 @@
 # below the floor).  Also: the version has one source (dkms.conf), and the
 # Debian packages agree with it, the soname, the version map and the uapi ABI.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 fail=0
 die() { echo "check-consistency: $*" >&2; fail=1; }

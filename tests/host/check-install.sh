@@ -6,7 +6,7 @@
 # Also checks the soname links, the man pages and the symbol versions.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../../scripts/lib.sh"
 
 robust_version() { sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$RL2_ROOT/dkms.conf"; }
 stage=$RL2_BUILD/install
