@@ -14,9 +14,11 @@
 #include <linux/string.h>
 #include <linux/slab.h>
 
-/* Keep in sync with BUILD_EXCLUSIVE_KERNEL_MIN in dkms.conf and the README. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
-#error "robust_list2 supports Linux 5.10 and newer"
+/* The floor: BUILD_EXCLUSIVE_KERNEL_MIN of dkms.conf, passed in by Kbuild. */
+#if !defined(RL2_KERNEL_MIN_MAJOR) || !defined(RL2_KERNEL_MIN_MINOR)
+#error "build robust_list2 through its Kbuild: no RL2_KERNEL_MIN_*"
+#elif LINUX_VERSION_CODE < KERNEL_VERSION(RL2_KERNEL_MIN_MAJOR, RL2_KERNEL_MIN_MINOR, 0)
+#error "robust_list2: this kernel is older than BUILD_EXCLUSIVE_KERNEL_MIN (dkms.conf)"
 #endif
 
 /* What differs between architectures: one header each. */

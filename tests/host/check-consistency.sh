@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The supported-kernel floor is stated in four places; fail if they drift:
-# dkms.conf BUILD_EXCLUSIVE_KERNEL_MIN, the #error in module/compat.h, the
-# README "Supported kernels" section, and the test matrix (no test kernel
-# below the floor).  Also: the version has one source (dkms.conf), and the
+# The supported-kernel floor is written once, dkms.conf's
+# BUILD_EXCLUSIVE_KERNEL_MIN; fail if Kbuild does not hand that to
+# module/compat.h, if compat.h states a floor of its own, if the README
+# "Supported kernels" section or debian/control's description name another,
+# or if a test kernel is below it.  Also: the version has one source (dkms.conf), and the
 # Debian packages agree with it, the soname, the version map and the uapi ABI.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,17 +13,19 @@ fail=0
 die() { echo "check-consistency: $*" >&2; fail=1; }
 
 dkms_min=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL_MIN="\(.*\)"/\1/p' dkms.conf)
-# the floor: the first version test, the one followed by the #error
-compat_min=$(sed -n 's/^#if LINUX_VERSION_CODE < KERNEL_VERSION(\([0-9]*\), \([0-9]*\), 0)$/\1.\2/p' module/compat.h | head -n 1)
 readme_min=$(sed -n 's/^Minimum kernel: \([0-9.]*\).*/\1/p' README.md)
 
 [ -n "$dkms_min" ] || die "dkms.conf has no BUILD_EXCLUSIVE_KERNEL_MIN"
-[ "$dkms_min" = "$compat_min" ] ||
-	die "dkms.conf says $dkms_min, module/compat.h says '$compat_min'"
+grep -q 'BUILD_EXCLUSIVE_KERNEL_MIN=.*dkms\.conf' Kbuild && grep -q -- '-DRL2_KERNEL_MIN_MAJOR=' Kbuild ||
+	die "Kbuild does not pass dkms.conf's BUILD_EXCLUSIVE_KERNEL_MIN as RL2_KERNEL_MIN_*"
+grep -q '^#elif LINUX_VERSION_CODE < KERNEL_VERSION(RL2_KERNEL_MIN_MAJOR, RL2_KERNEL_MIN_MINOR, 0)$' module/compat.h ||
+	die "module/compat.h does not test the floor Kbuild passes (RL2_KERNEL_MIN_*)"
+! grep -n "KERNEL_VERSION(${dkms_min/./, }, 0)" module/*.[ch] >&2 ||
+	die "the floor $dkms_min is written in module/ above; it comes from dkms.conf"
 [ "$dkms_min" = "$readme_min" ] ||
 	die "dkms.conf says $dkms_min, README.md 'Minimum kernel:' says '$readme_min'"
-grep -q "error \"robust_list2 supports Linux $dkms_min and newer\"" module/compat.h ||
-	die "the #error text in module/compat.h does not name $dkms_min"
+grep -q "Linux $dkms_min and newer" debian/control ||
+	die "debian/control's description does not say 'Linux $dkms_min and newer'"
 
 while read -r alias release _; do
 	case "$alias" in ''|\#*) continue ;; esac
