@@ -148,11 +148,16 @@ install-headers: ## install the two headers only, under PREFIX
 DKMS_SRC := $(DESTDIR)/usr/src/robust_list2-$(VERSION)
 MODULES_LOAD := $(DESTDIR)/etc/modules-load.d/robust_list2.conf
 
-# The sources DKMS builds from: exactly these files, no build output.
+# The sources DKMS builds from: exactly these files, no build output and
+# nothing of the tests (scripts/check-dkms checks the list: not the VM
+# tests' fault injection, module/fault_inject.c); the tree's
+# Makefile is module/Makefile.dkms, which only calls kbuild.
 dkms-source: ## copy the module's sources to /usr/src/robust_list2-VERSION
 	install -d $(DKMS_SRC)/module $(DKMS_SRC)/uapi/linux
-	install -m 644 dkms.conf Kbuild Makefile $(DKMS_SRC)/
-	install -m 644 module/*.c module/*.h module/*.S $(DKMS_SRC)/module/
+	install -m 644 dkms.conf Kbuild $(DKMS_SRC)/
+	install -m 644 module/Makefile.dkms $(DKMS_SRC)/Makefile
+	install -m 644 $(filter-out module/fault_inject.c,$(wildcard module/*.c)) module/*.h module/*.S \
+		$(DKMS_SRC)/module/
 	install -m 644 uapi/linux/*.h $(DKMS_SRC)/uapi/linux/
 
 # Load at boot: modules-load.d (the misc minor is dynamic, so there is no
