@@ -1,72 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-thread registration table.
- *
- * Records live in an rhashtable keyed by task_struct pointer: lookups are
- * O(1) and lock-free (RCU), inserts and removals take only a per-bucket
- * lock inside rhashtable, so thousands of threads registering and dying at
- * once never meet on a global lock.  Keying by task_struct (not by TID)
- * means a registration follows the thread through de_thread()'s TID
- * exchange and can never be applied to another task; the reference each
- * record holds on its task keeps the key from being recycled.
- *
- * Locking rules:
- *   - a record is created, changed and removed only by its owner thread
- *     (current in rl2_slot_set(), the dying thread in the exit and exec
- *     hooks), so writers never race each other;
- *   - readers (get on another thread) use rcu_read_lock() and READ_ONCE()
- *     of one slot word; records are freed after a grace period.  A slot
- *     word and its base (struct rl2_bases, behind the records of threads
- *     that set one) are read together under the bases' seqcount, which
- *     only the owner writes.
- *
- * A thread that asks for its own record (set, get of itself, the exit
- * hook) first tries a one-entry cache per CPU that holds the record its
- * owner last used there: one per-CPU load and one compare instead of the
- * hash walk.  The cache never decides anything on its own: an entry counts
- * only if its record's task is current, and a record is in at most one
- * CPU's entry (rl2_task_cache_fill()), taken out of it before it is freed
- * (rl2_task_detach()).  Entries are read with preemption disabled, and
- * records are freed by call_rcu(), which waits for such sections; so a
- * stale entry of another thread is still valid memory when compared.
- *
- * Processes that never use the module must not pay for one that does: the
- * exit hook asks rl2_task_registered() for every task that exits on the
- * machine, and the answer for them comes from a counting filter before any
- * lookup.  rl2_filter[] holds 2^RL2_FILTER_BITS atomic counters; the
- * counter of a task is the one hash_ptr() picks for its thread group's
- * signal_struct (current->signal), and it counts the records of that
- * thread group, plus those of any other group whose pointer hashes there.
- * A zero counter proves that the task has no record: one load.  A
- * non-zero one means "maybe" (a record of this process, or a collision),
- * and the lookup decides as before.  Why this stays exact under races:
- *   - a counter moves only in the owner's own context: +1 after its record
- *     is inserted (rl2_task_create(), inside set on current), -1 after it
- *     is removed (rl2_task_detach(): the owner emptying its last slot, or
- *     the exit and exec hooks running in the dying or exec'ing task).  The
- *     only task whose answer depends on its own increment is that task,
- *     which reads after it in program order (a migration is a full
- *     barrier), so a task with a record never reads 0 there.  Another
- *     group's decrement follows that group's own increment on the same
- *     atomic, so it can never take the counter below what current added;
- *   - ->signal is fixed for a task's whole life: exec (de_thread()) keeps
- *     the group's signal_struct, so the hook that detaches at exec or
- *     exit decrements the very counter set incremented;
- *   - fork and clone children start without a record; their counter may
- *     be non-zero only because of their process's registered threads or a
- *     collision, which costs the lookup, never a wrong answer;
- *   - a signal_struct is freed only after every task of its group, and a
- *     record pins its task, so an address that hashes to a counter is
- *     never reused while a record counted there lives.
- * Keying by process rather than by thread is what the promise is about
- * (a process that does not use the module), and it keeps false positives
- * rare where threads are many: 10,000 registered threads in a few
- * processes touch a few counters.  Worst case, 10,000 single-threaded
- * registered processes make a bystander's counter non-zero with
- * probability 1 - (1 - 2^-16)^10000, about 14 %, and each such exit pays
- * the lookup it paid before.  Memory: 2^16 counters of 4 bytes = 256 KiB,
- * allocated at the first registration and kept until the module unloads,
- * so machines that never register pay nothing.
+ * The per-thread registration table: records keyed by task_struct in an
+ * rhashtable, written only by their owner thread, read under RCU; a per-CPU
+ * cache of the owner's own record; a counting filter per process that
+ * answers "not registered" for bystanders in one load.  docs/design.md,
+ * section 6, has the locking rules and why the filter stays exact.
  */
 #include <linux/module.h>
 #include <linux/mm.h>
