@@ -236,6 +236,34 @@ chroot_run() {
 		sh "$root" "${#binds[@]}" ${binds[@]+"${binds[@]}"} "$@"
 }
 
+# deb_chroot_base SUITE: print the path of a minimal chroot of SUITE (amd64,
+# debootstrap --variant=minbase) under $RL2_CACHE/deb-chroot/, made once: the
+# pristine tree that scripts/build-deb and scripts/check-deb copy into the
+# chroots they prepare.  Root.
+deb_chroot_base() {
+	local suite=$1 d=$RL2_CACHE/deb-chroot/$1-base
+	mkdir -p "${d%/*}"
+	[[ -f $d/etc/debian_version ]] || (
+		flock 8
+		[[ -f $d/etc/debian_version ]] && exit 0
+		command -v debootstrap >/dev/null || PATH=$PATH:/usr/sbin
+		msg "debootstrap $suite into $d (once)"
+		rm -rf "$d.tmp"
+		debootstrap --variant=minbase "$suite" "$d.tmp" "${RL2_DEBIAN_MIRROR:-http://deb.debian.org/debian}" \
+			>"$d.log" 2>&1 || { tail -n 20 "$d.log" >&2; exit 1; }
+		mv "$d.tmp" "$d"
+	) 8>"$d.lock" || { msg "debootstrap of $suite failed (log: $d.log)"; return 1; }
+	echo "$d"
+}
+
+# deb_sources SUITE: a sources.list of SUITE as a user of it has one (its
+# -updates and -security suites too).
+deb_sources() {
+	local m=${RL2_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+	printf 'deb %s %s main\n' "$m" "$1" "$m" "$1-updates"
+	echo "deb http://deb.debian.org/debian-security $1-security main"
+}
+
 all_kernels() { awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$RL2_KERNELS"; }
 
 # The default test matrix: every row not flagged "manual".
