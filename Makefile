@@ -88,13 +88,19 @@ check-vm: lib ## the test suites in QEMU: [KERNEL="6.1 6.12"] [DEB_KERNEL=6.12]
 	scripts/check-vm $(if $(DEB_KERNEL),--deb $(DEB_KERNEL)) $(KERNEL)
 
 # The Debian packages (debian/), built with dpkg-buildpackage on a copy of the
-# tree and checked by lintian, into build/deb/.
-deb: ## the Debian packages, into build/deb/
-	scripts/build-deb
+# tree and checked by lintian, into build/deb/: the dkms package (all) and
+# the amd64 ones; make deb ARCH=arm64 (or armhf): that architecture's,
+# cross-built in a chroot (root).
+deb: ## the Debian packages, into build/deb/ (ARCH=arm64, armhf: cross-built)
+	scripts/build-deb $(ARCH)
 
-# The packages installed with apt in a clean Debian 12 chroot (root): DKMS
-# builds the module for the test kernels, a pkg-config consumer, a clean purge.
-check-deb: deb ## the packages installed, DKMS-built and purged in a chroot (root)
+# The packages installed with apt on clean Debian 12 and 13 amd64 chroots and
+# a Debian 13 arm64 VM (root; boots a VM): an upgrade from the previous
+# release, DKMS builds and signs the module for each release's kernels, a
+# pkg-config consumer, a clean purge (scripts/check-deb).
+check-deb: ## the packages installed with apt on Debian 12/13 amd64, 13 arm64 (root)
+	scripts/build-deb
+	$(if $(filter arm64-%-trixie,$(or $(KERNEL),arm64--trixie)),scripts/build-deb arm64)
 	scripts/check-deb $(KERNEL)
 
 # The VM suite (as check-vm) on the debug kernel we build ourselves: KASAN,
