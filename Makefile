@@ -61,11 +61,12 @@ demo: deps lib ## the FEX-style demo in a VM (KERNEL=6.12, or arm64-6.12)
 	scripts/vm-run --kernel $(DEMO_K) -- $(DEMO_DIR)/fex_demo
 
 # Everything, on every kernel of the default matrix (scripts/kernels.conf):
-# the host checks, the Debian packages built and tested in a chroot, the VM
-# suite, plus one VM run with the module DKMS built from the packages, and
-# qemu-user with the integration patch (check-emulator, its default kernels).
+# the host checks, the Debian packages built and tested with apt, the VM
+# suite, plus a VM run on Debian 13's amd64 and arm64 kernels with the module
+# DKMS built there from the packages, and qemu-user with the integration
+# patch (check-emulator, its default kernels).
 check: deps check-host check-deb ## everything: host checks, packages, VM suites, emulator
-	$(MAKE) check-vm DEB_KERNEL=6.12
+	$(MAKE) check-vm DEB_KERNEL="6.12-trixie arm64-6.12-trixie"
 	$(MAKE) check-emulator
 	$(MAKE) demo
 
@@ -80,12 +81,13 @@ check-host: lib ## host-only checks, no VM: layouts, library, docs, packaging
 	scripts/check-host $(KERNEL)
 
 # The cmocka suites inside QEMU: make check-vm [KERNEL="6.1 6.12"]
-# [DEB_KERNEL=6.12: one more run with the module DKMS built from the packages]
-check-vm: lib ## the test suites in QEMU: [KERNEL="6.1 6.12"] [DEB_KERNEL=6.12]
+# [DEB_KERNEL="6.12-trixie ...": one more run on each with the module DKMS
+# built from the packages (scripts/check-deb)]
+check-vm: lib ## the test suites in QEMU: [KERNEL="6.1 6.12"] [DEB_KERNEL=6.12-trixie]
 	$(MAKE) -C tests vm
 	$(MAKE) -C tools
-	$(if $(filter arm64-%,$(or $(KERNEL),arm64-)),$(MAKE) -C tests arm64 armhf)
-	scripts/check-vm $(if $(DEB_KERNEL),--deb $(DEB_KERNEL)) $(KERNEL)
+	$(if $(filter arm64-%,$(or $(KERNEL),arm64-) $(DEB_KERNEL)),$(MAKE) -C tests arm64 armhf)
+	scripts/check-vm $(foreach k,$(DEB_KERNEL),--deb $(k)) $(KERNEL)
 
 # The Debian packages (debian/), built with dpkg-buildpackage on a copy of the
 # tree and checked by lintian, into build/deb/: the dkms package (all) and
