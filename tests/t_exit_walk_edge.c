@@ -656,7 +656,8 @@ static int build_dropped_page(struct edge *e)
 	if (reg64(e, 2, &e->h64[2]))
 		return 80;
 	/* drop our page table entry: the word must be faulted back in */
-	return madvise((void *)((uintptr_t)l & ~4095UL), 4096, MADV_DONTNEED) ? 81 : 0;
+	return madvise((void *)((uintptr_t)l & ~(th_page_size() - 1)), th_page_size(),
+		       MADV_DONTNEED) ? 81 : 0;
 }
 
 static void test_word_on_dropped_file_page(void **state)
@@ -664,18 +665,19 @@ static void test_word_on_dropped_file_page(void **state)
 	char path[] = "/tmp/rl2-edge-XXXXXX";
 	int fd = mkstemp(path);
 	struct edge *e = edge_new();
+	size_t page = th_page_size();
 	struct th_lock64 *l;
 
 	assert_true(fd >= 0);
 	unlink(path);
-	assert_int_equal(0, ftruncate(fd, 8192));
-	l = th_mmap_low(8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_int_equal(0, ftruncate(fd, 2 * page));
+	l = th_mmap_low(2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(l != MAP_FAILED);
-	e->arg = (char *)l + 4096 + 64;
+	e->arg = (char *)l + page + 64;		/* on the second page */
 	edge_run(e, build_dropped_page);
 	l = e->arg;
 	assert_int_equal(FUTEX_OWNER_DIED | FUTEX_WAITERS, l->futex);
-	munmap((char *)e->arg - 4096 - 64, 8192);
+	munmap((char *)e->arg - page - 64, 2 * page);
 	close(fd);
 	th_free(e, REGION);
 }

@@ -250,18 +250,20 @@ static void test_get_efault(void **state)
 static void test_set_arg_efault(void **state)
 {
 	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
-	char *map = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t page = th_page_size();
+	char *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
 	struct robust_list2_set *tail;
 
 	assert_true(fd >= 0);
 	assert_true(map != MAP_FAILED);
-	assert_int_equal(0, munmap(map + 4096, 4096));
+	assert_int_equal(0, munmap(map + page, page));
 	/* a valid request whose last 8 bytes lie on the unmapped page */
-	tail = (struct robust_list2_set *)(map + 4096 - 16);
+	tail = (struct robust_list2_set *)(map + page - 16);
 	memset(tail, 0, 16);
 	tail->head = (uintptr_t)&heads[0];
 	expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, NULL), EFAULT);
-	expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, map + 4096), EFAULT);
+	expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, map + page), EFAULT);
 	expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, tail), EFAULT);
 	if (TH_LP64)
 		expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, (void *)(uintptr_t)0xffff888000000000ULL),
@@ -269,7 +271,7 @@ static void test_set_arg_efault(void **state)
 	else
 		expect_errno(ioctl(fd, ROBUST_LIST2_IOC_SET, (void *)(uintptr_t)0xfffff000U), EFAULT);
 	assert_null(get_slot(0, 0));
-	munmap(map, 4096);
+	munmap(map, page);
 	close(fd);
 }
 

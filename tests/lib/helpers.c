@@ -206,6 +206,11 @@ void *th_mmap_low(size_t size, int prot, int flags, int fd, off_t off)
 #endif
 }
 
+size_t th_page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
 void *th_shared_alloc(size_t size, bool low)
 {
 	int flags = MAP_SHARED | MAP_ANONYMOUS;

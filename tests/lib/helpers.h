@@ -107,6 +107,13 @@ int th_become(uid_t uid);
  */
 void *th_mmap_low(size_t size, int prot, int flags, int fd, off_t off);
 
+/*
+ * The page size: 4 KiB on x86 and most arm64 kernels, 16 KiB on Debian's
+ * arm64-16k (a case that needs "the next page" or a page-aligned
+ * madvise()/munmap() uses this, never 4096).
+ */
+size_t th_page_size(void);
+
 /* Shared anonymous memory; below 4 GiB when @low (for 32-bit lists). */
 void *th_shared_alloc(size_t size, bool low);
 void th_free(void *p, size_t size);
