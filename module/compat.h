@@ -13,6 +13,8 @@
 #include <linux/ptrace.h>
 #include <linux/string.h>
 #include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/uaccess.h>
 
 /* The floor: BUILD_EXCLUSIVE_KERNEL_MIN of dkms.conf, passed in by Kbuild. */
 #if !defined(RL2_KERNEL_MIN_MAJOR) || !defined(RL2_KERNEL_MIN_MINOR)
@@ -145,6 +147,15 @@ static inline void rl2_ftrace_clear_filter(struct ftrace_ops *ops)
 #else
 # define rl2_task_robust_list(tsk)	((tsk)->robust_list)
 #endif
+
+/*
+ * A user address without its tag (arm64's top byte under the tagged
+ * address ABI, x86's LAM bits; the kernel's untagged_addr(), for current's
+ * mm): what range checks and VMA lookups need.  Accesses keep the tag, as
+ * the kernel's own walk of the legacy list does: its accessors accept a
+ * tagged pointer where the thread enabled the ABI, and MTE checks the tag.
+ */
+#define rl2_untag(addr)		((unsigned long)untagged_addr(addr))
 
 /*
  * get_user_pages_remote() lost its vmas argument in 6.5.  One page of @mm

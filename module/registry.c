@@ -427,9 +427,11 @@ static bool rl2_head_in_other_slot(struct rl2_task *rec, unsigned int index,
 	/* Most threads use one slot: no other to compare with. */
 	if (rec->nr_used <= !!rec->slot[index])
 		return false;
+	/* A tag (arm64's tagged address ABI) makes no other list. */
 	for (i = 0; i < RL2_NR_SLOTS; i++)
 		if (i != index && rec->slot[i] &&
-		    (rec->slot[i] & ~RL2_SLOT_FLAGS) == (word & ~RL2_SLOT_FLAGS))
+		    rl2_untag(rec->slot[i] & ~RL2_SLOT_FLAGS) ==
+		    rl2_untag(word & ~RL2_SLOT_FLAGS))
 			return true;
 	return false;
 }

@@ -37,6 +37,9 @@
  * That recovers a word on a page the thread never touched, dropped by
  * MADV_DONTNEED or swapped out even while SIGKILL is pending, and bounds
  * the exit whatever the I/O does.
+ *
+ * A tagged address (arm64's tagged address ABI) is accessed with its tag,
+ * as the kernel's accessors want it, and untagged only to find its page.
  */
 #include <linux/mm.h>
 #include <linux/sched.h>
@@ -62,7 +65,7 @@ static int rl2_fault_in_live(unsigned long uaddr, unsigned int flags)
 	int ret;
 
 	mmap_read_lock(mm);
-	ret = fixup_user_fault(mm, uaddr, flags, NULL);
+	ret = fixup_user_fault(mm, rl2_untag(uaddr), flags, NULL);
 	mmap_read_unlock(mm);
 	return ret;
 }
@@ -117,15 +120,15 @@ static int rl2_fault_in_exit(unsigned long uaddr, bool write,
 	if (!f->left)
 		return -EFAULT;
 	if (mmap_read_trylock(mm)) {
-		if (write && rl2_store_calls_fs(mm, uaddr)) {
+		if (write && rl2_store_calls_fs(mm, rl2_untag(uaddr))) {
 			mmap_read_unlock(mm);
 			f->left--;
-			ret = rl2_fault_in_writable_bounded(uaddr, &f->io_left);
+			ret = rl2_fault_in_writable_bounded(rl2_untag(uaddr), &f->io_left);
 			if (ret == -ETIMEDOUT)
 				f->io_timeouts++;
 			return ret ? -EFAULT : 1;
 		}
-		n = rl2_get_user_page(mm, uaddr,
+		n = rl2_get_user_page(mm, rl2_untag(uaddr),
 				      FOLL_NOWAIT | (write ? FOLL_WRITE : 0), &page);
 		mmap_read_unlock(mm);
 	}

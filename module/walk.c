@@ -56,6 +56,14 @@
  *    not writable refuses: then the word is read instead).  cond_resched()
  *    runs every RL2_RESCHED_EVERY entries rather than after each.
  *
+ * Tagged pointers (arm64's tagged address ABI, x86 LAM) are followed as
+ * the kernel's walk of the legacy list follows them: a head, a next
+ * pointer or list_op_pending may carry a tag, which is dropped for the
+ * range check and for finding the page to fault in, and kept for the end
+ * of the list, the cycle detection and every access (the kernel's
+ * accessors accept it where the thread enabled the ABI, and MTE checks
+ * it).
+ *
  * As in the kernel, a misaligned or unreachable futex word, or a next
  * pointer that cannot be read, ends that list's walk (without the pending
  * entry); the other slots are still walked.  Nothing outside the futex
@@ -146,15 +154,16 @@ struct rl2_walk {
 
 /*
  * The host address of guest address @g: base + @g.  False where that
- * overflows or is not below the dying process's TASK_SIZE (read once per
- * exit into w->limit: an exec changes the personality only after the
- * walk), which ends the list's walk: the base only ever moves the walk
- * within the thread's own user address space.
+ * overflows or, without its tag (compat.h rl2_untag()), is not below the
+ * dying process's TASK_SIZE (read once per exit into w->limit: an exec
+ * changes the personality only after the walk), which ends the list's
+ * walk: the base only ever moves the walk within the thread's own user
+ * address space.  The address keeps its tag.
  */
 static __always_inline bool rl2_host_addr(const struct rl2_walk *w,
 					  unsigned long g, unsigned long *h)
 {
-	return !check_add_overflow(w->base, g, h) && *h < w->limit;
+	return !check_add_overflow(w->base, g, h) && rl2_untag(*h) < w->limit;
 }
 
 /*
