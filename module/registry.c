@@ -253,7 +253,7 @@ static void rl2_task_free_shell_rcu(struct rcu_head *rcu)
  */
 void rl2_task_free(struct rl2_task *rec)
 {
-	rl2_window_put(rec->window);
+	rl2_window_put(rec->windows);
 	call_rcu(&rec->rcu, rl2_task_free_rcu);
 	module_put(THIS_MODULE);
 }
@@ -346,7 +346,7 @@ static struct rl2_task *rl2_task_make_based(struct rl2_task *old)
 	memcpy(rec->slot, old->slot, sizeof(rec->slot));
 	rec->tid = old->tid;
 	rec->nr_used = old->nr_used;
-	rec->window = old->window;
+	rec->windows = old->windows;
 	ret = rhashtable_replace_fast(&rl2_tasks, &old->node, &rec->node,
 				      rl2_task_params);
 	if (WARN_ON_ONCE(ret)) {	/* @old is current's, in the table */
@@ -357,16 +357,6 @@ static struct rl2_task *rl2_task_make_based(struct rl2_task *old)
 	rl2_task_cache_fill(rec);
 	call_rcu(&old->rcu, rl2_task_free_shell_rcu);
 	return rec;
-}
-
-/* The window of the file the last slot was set through; owner only. */
-static void rl2_task_set_window(struct rl2_task *rec, struct rl2_window *win)
-{
-	if (rec->window == win)
-		return;
-	rl2_window_get(win);
-	rl2_window_put(rec->window);
-	rec->window = win;
 }
 
 static void rl2_task_put_if_empty(struct rl2_task *rec)
@@ -402,14 +392,27 @@ static void rl2_slot_write(struct rl2_task *rec, unsigned int index,
 	preempt_enable();
 }
 
-/* Store @word in @rec's slot @index; frees @rec when its last slot empties. */
+/*
+ * Store @word in @rec's slot @index, first adding the try-unlock window of
+ * the file used to the windows the record keeps (every file its slots were
+ * set through: see window.c); frees @rec when its last slot empties, or
+ * when a new record cannot take the window.
+ */
 static int rl2_slot_store(struct rl2_task *rec, unsigned int index,
 			  u64 word, u64 base, struct rl2_window *win)
 {
+	int ret;
+
+	/* The usual case, one descriptor for every slot, needs no call. */
+	if (word && win && win != rec->windows) {
+		ret = rl2_window_merge(&rec->windows, win);
+		if (ret) {
+			rl2_task_put_if_empty(rec);
+			return ret;
+		}
+	}
 	rl2_slot_write(rec, index, word, base);
-	if (word)
-		rl2_task_set_window(rec, win);
-	else
+	if (!word)
 		rl2_task_put_if_empty(rec);
 	return 0;
 }

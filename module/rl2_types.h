@@ -41,15 +41,27 @@ struct rl2_head32 {
 };
 
 /*
- * Where a process's try-unlock code sits between its successful
- * compare-exchange and the store that clears *pop.  Set once per open
- * file (ROBUST_LIST2_IOC_SET_WINDOW), immutable, shared by the file and by
- * the records of threads that set slots through that file.
+ * Where a copy of the library's try-unlock sits between its successful
+ * compare-exchange and the store that clears *pop
+ * (ROBUST_LIST2_IOC_SET_WINDOW).
  */
-struct rl2_window {
-	struct kref ref;
+struct rl2_window_range {
 	unsigned long start64, end64;	/* pending field is 64-bit */
 	unsigned long start32, end32;	/* pending field is 32-bit */
+};
+
+/*
+ * An immutable, referenced set of windows.  A file that registered one
+ * holds a set of one; a thread's record holds the union of the windows of
+ * every file its slots were set through (window.c), which is usually that
+ * same set of one, shared, so the record pays one pointer.
+ */
+#define RL2_WINDOWS_MAX		RL2_NR_SLOTS
+
+struct rl2_window {
+	struct kref ref;
+	unsigned int nr;		/* 1 .. RL2_WINDOWS_MAX */
+	struct rl2_window_range range[];
 };
 
 /*
@@ -88,7 +100,7 @@ struct rl2_task {
 			pid_t tid;		/* TID at registration */
 			u16 nr_used;		/* non-empty slots */
 			u16 cached_on;		/* 1 + CPU whose cache holds us, or 0 */
-			struct rl2_window *window;	/* referenced */
+			struct rl2_window *windows;	/* referenced, or NULL */
 		};
 		struct rcu_head rcu;	/* from rl2_task_free() on */
 	};

@@ -25,7 +25,11 @@
  *   byte recognition (its window starts after a store-exclusive whose
  *   retry branch the caller's layout would change), a library older than
  *   the byte recognition still registers, and on x86 it is checked first
- *   and costs no user read.
+ *   and costs no user read.  A record keeps the windows of every file its
+ *   slots were set through (rl2_window_merge()), so a slot set through a
+ *   descriptor without a window (a raw open(), a second copy of the
+ *   library) does not make the thread forget the window of the library
+ *   that set another slot.
  *
  * Either way the fix-up only ever clears a pending field of one of the
  * dying thread's own registered lists, of the window's width, so a forged
@@ -39,12 +43,22 @@
  * frame on the user stack), so the pending entry is walked as before.
  * Also a window on a text page that is not present at the exit.
  *
- * Lifetime: a registered window is immutable once set, referenced by its
- * file and by the record of every thread that set a slot through that
- * file.
+ * Lifetime: a set of windows is immutable once made.  A registered
+ * window is a set of one, referenced by its file and by the record of
+ * every thread that set a slot through that file; a thread that set slots
+ * through files with different windows gets a set of its own, their
+ * union (at most RL2_WINDOWS_MAX, the newest kept).
+ *
+ * Tagged pointers (arm64's tagged address ABI, x86 LAM): pop and the
+ * heads are compared without their tags; the field is cleared through
+ * pop as the thread had it, tag included, as the kernel's own accessors
+ * want it (MTE checks the tag, and they accept one where the thread
+ * enabled the ABI).
  */
 #include <linux/fs.h>
 #include <linux/slab.h>
+#include <linux/overflow.h>
+#include <linux/minmax.h>
 #include <linux/uaccess.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
@@ -77,6 +91,18 @@ void rl2_window_put(struct rl2_window *win)
 		kref_put(&win->ref, rl2_window_release);
 }
 
+static struct rl2_window *rl2_window_alloc(unsigned int nr)
+{
+	struct rl2_window *win;
+
+	win = kmalloc(struct_size(win, range, nr), GFP_KERNEL_ACCOUNT);
+	if (win) {
+		kref_init(&win->ref);
+		win->nr = nr;
+	}
+	return win;
+}
+
 /**
  * rl2_ioctl_set_window - ROBUST_LIST2_IOC_SET_WINDOW
  * @file: the open device; the window lives as long as it and the records
@@ -100,14 +126,13 @@ long rl2_ioctl_set_window(struct file *file, void __user *uarg)
 	    a.start32 > a.end32 || a.end32 - a.start32 > RL2_WINDOW_MAX)
 		return -EINVAL;
 
-	win = kzalloc(sizeof(*win), GFP_KERNEL_ACCOUNT);
+	win = rl2_window_alloc(1);
 	if (!win)
 		return -ENOMEM;
-	kref_init(&win->ref);
-	win->start64 = a.start64;
-	win->end64 = a.end64;
-	win->start32 = a.start32;
-	win->end32 = a.end32;
+	win->range[0] = (struct rl2_window_range){
+		.start64 = a.start64, .end64 = a.end64,
+		.start32 = a.start32, .end32 = a.end32,
+	};
 
 	/* Set once: readers take references without a lock. */
 	if (cmpxchg(&file->private_data, NULL, win)) {
@@ -117,44 +142,107 @@ long rl2_ioctl_set_window(struct file *file, void __user *uarg)
 	return 0;
 }
 
-/* Is @pop (@size bytes) the list_op_pending field of one of @rec's lists? */
-static bool rl2_is_pending_field(struct rl2_task *rec, unsigned long pop,
-				 unsigned int size)
+static bool rl2_window_has(const struct rl2_window *set,
+			   const struct rl2_window_range *r)
 {
 	unsigned int i;
 
+	for (i = 0; i < set->nr; i++)
+		if (!memcmp(&set->range[i], r, sizeof(*r)))
+			return true;
+	return false;
+}
+
+/**
+ * rl2_window_merge - remember the window of a file a slot is set through
+ * @set: the record's set (owner only): replaced by its union with @win
+ * @win: the file's window, or NULL (a descriptor that registered none,
+ *	 which changes nothing)
+ *
+ * Windows are compared by their addresses, so the files of one library
+ * copy count once.  Beyond RL2_WINDOWS_MAX different ones (a thread that
+ * set its 8 slots through more copies of the library than it has slots)
+ * the oldest are forgotten.  Returns 0, or -ENOMEM with @set unchanged.
+ */
+int rl2_window_merge(struct rl2_window **set, struct rl2_window *win)
+{
+	struct rl2_window *old = *set, *u;
+	unsigned int i, nr, n = 0;
+
+	if (!win || win == old)
+		return 0;
+	if (!old) {
+		rl2_window_get(win);
+		*set = win;
+		return 0;
+	}
+	for (i = 0; i < win->nr; i++)
+		n += !rl2_window_has(old, &win->range[i]);
+	if (!n)
+		return 0;
+
+	nr = min_t(unsigned int, old->nr + n, RL2_WINDOWS_MAX);
+	u = rl2_window_alloc(nr);
+	if (!u)
+		return -ENOMEM;
+	/* The newest first: @win's, then the ones @old had. */
+	n = 0;
+	for (i = 0; i < win->nr && n < nr; i++)
+		if (!rl2_window_has(old, &win->range[i]))
+			u->range[n++] = win->range[i];
+	for (i = 0; i < old->nr && n < nr; i++)
+		u->range[n++] = old->range[i];
+	*set = u;
+	rl2_window_put(old);
+	return 0;
+}
+
+/*
+ * Which widths (a mask of sizeof(u32) and sizeof(u64)) @pop would have as
+ * the list_op_pending field of one of @rec's lists, compared without tags.
+ */
+static unsigned int rl2_pending_widths(struct rl2_task *rec, unsigned long pop)
+{
+	struct robust_list_head __user *legacy = rl2_task_robust_list(current);
+	unsigned int i, widths = 0;
+
+	pop = rl2_untag(pop);
 	for (i = 0; i < RL2_NR_SLOTS; i++) {
 		u64 word = rec->slot[i];
-		unsigned long head = (unsigned long)(word & ~RL2_SLOT_FLAGS);
+		unsigned long head = rl2_untag((unsigned long)(word & ~RL2_SLOT_FLAGS));
 
 		if (!word)
 			continue;
 		if (word & RL2_SLOT_32) {
-			if (size == sizeof(u32) &&
-			    pop == head + offsetof(struct rl2_head32, list_op_pending))
-				return true;
-		} else if (size == sizeof(u64) &&
-			   pop == head + offsetof(struct robust_list_head, list_op_pending)) {
-			return true;
+			if (pop == head + offsetof(struct rl2_head32, list_op_pending))
+				widths |= sizeof(u32);
+		} else if (pop == head + offsetof(struct robust_list_head, list_op_pending)) {
+			widths |= sizeof(u64);
 		}
 	}
 	/* The legacy list, which the kernel walks right after us. */
-	if (size == sizeof(u64) && rl2_task_robust_list(current) &&
-	    pop == (unsigned long)&rl2_task_robust_list(current)->list_op_pending)
-		return true;
-	return false;
+	if (legacy &&
+	    pop == rl2_untag((unsigned long)&legacy->list_op_pending))
+		widths |= sizeof(u64);
+	return widths;
 }
 
-/* The width of the pending field if @ip is inside @win, else 0. */
-static unsigned int rl2_window_registered(struct rl2_window *win,
+/* The width of the pending field if @ip is inside a window of @set, else 0. */
+static unsigned int rl2_window_registered(struct rl2_window *set,
 					  unsigned long ip)
 {
-	if (!win)
+	unsigned int i;
+
+	if (!set)
 		return 0;
-	if (ip >= win->start64 && ip < win->end64)
-		return sizeof(u64);
-	if (ip >= win->start32 && ip < win->end32)
-		return sizeof(u32);
+	for (i = 0; i < set->nr; i++) {
+		const struct rl2_window_range *r = &set->range[i];
+
+		if (ip >= r->start64 && ip < r->end64)
+			return sizeof(u64);
+		if (ip >= r->start32 && ip < r->end32)
+			return sizeof(u32);
+	}
 	return 0;
 }
 
@@ -171,14 +259,14 @@ void rl2_window_fixup(struct rl2_task *rec, struct rl2_faults *f)
 
 	if (!current->mm || !user_mode(regs) || !rl2_window_released(regs))
 		return;
-	size = rl2_window_registered(rec->window, instruction_pointer(regs));
+	size = rl2_window_registered(rec->windows, instruction_pointer(regs));
 	if (!size)
 		size = rl2_window_insn(regs);
 	if (!size)
 		return;
 
 	pop = rl2_window_pop(regs);
-	if (!rl2_is_pending_field(rec, pop, size))
+	if (!(rl2_pending_widths(rec, pop) & size))
 		return;
 	if (!rl2_user_clear(pop, size, f))
 		atomic64_inc(&rl2_stats.fixups);

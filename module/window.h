@@ -13,6 +13,7 @@ struct rl2_window;
 long rl2_ioctl_set_window(struct file *file, void __user *uarg);
 void rl2_window_get(struct rl2_window *win);
 void rl2_window_put(struct rl2_window *win);
+int rl2_window_merge(struct rl2_window **set, struct rl2_window *win);
 void rl2_window_fixup(struct rl2_task *rec, struct rl2_faults *f);
 
 #endif /* _RL2_WINDOW_H */

@@ -250,14 +250,16 @@ static void test_try_unlock_contract(void **state)
 
 /*
  * TRY32_BASED: TRY32 with the list in a guest address space (host = base +
- * guest).  *_INLINE: the header's inline try-unlock, a copy in this file;
+ * guest).  TRY32_TWO_FDS: TRY32 on slot 0, set through the library's
+ * descriptor, after slot 1 was set through a bare one: the library's
+ * registered window must still count.  *_INLINE: the header's inline try-unlock, a copy in this file;
  * *_COPY: a copy in another object (lib/try_unlock_copy.c), with the slot
  * set through a descriptor of its own that never registered a window: the
  * module knows those copies by their bytes only.  TRY32_FAR: a copy
  * whose jnz has the long form (0f 85 rel32), with no window either.
  */
-enum how { PLAIN, TRY64, TRY32, IOCTL, TRY32_BASED, TRY64_INLINE, TRY32_INLINE,
-	   TRY64_COPY, TRY32_COPY, TRY32_FAR };
+enum how { PLAIN, TRY64, TRY32, IOCTL, TRY32_BASED, TRY32_TWO_FDS, TRY64_INLINE,
+	   TRY32_INLINE, TRY64_COPY, TRY32_COPY, TRY32_FAR };
 
 struct race {
 	enum how how;
@@ -266,14 +268,15 @@ struct race {
 	int err;
 	struct robust_list_head head;
 	struct robust_list_head32 head32;
+	struct robust_list_head32 other32;	/* TRY32_TWO_FDS's slot 1: empty */
 	struct th_lock64 lock;
 	struct th_lock32 lock32;
 };
 
 static bool race_is32(struct race *r)
 {
-	return r->how == TRY32 || r->how == TRY32_BASED || r->how == TRY32_INLINE ||
-	       r->how == TRY32_COPY || r->how == TRY32_FAR;
+	return r->how == TRY32 || r->how == TRY32_BASED || r->how == TRY32_TWO_FDS ||
+	       r->how == TRY32_INLINE || r->how == TRY32_COPY || r->how == TRY32_FAR;
 }
 
 static uint32_t *race_word(struct race *r)
@@ -293,9 +296,9 @@ static uint32_t race_g(struct race *r, const void *p)
 }
 
 /* Set @head in slot @index through a new descriptor, with no window. */
-static long set_without_window(void *head, unsigned int cmd)
+static long set_without_window(void *head, unsigned int index, unsigned int cmd)
 {
-	struct robust_list2_set a = { .head = (uintptr_t)head, .index = 4, .cmd = cmd };
+	struct robust_list2_set a = { .head = (uintptr_t)head, .index = index, .cmd = cmd };
 	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
@@ -354,7 +357,11 @@ static int racer(void *p)
 		r->lock32.futex = tid;
 		th_list32_add(&r->head32, &r->lock32, false);
 		if (r->how == TRY32_COPY || r->how == TRY32_FAR)
-			ret = set_without_window(&r->head32, FUTEX_ROBUST_LIST_CMD_SET_32);
+			ret = set_without_window(&r->head32, 4, FUTEX_ROBUST_LIST_CMD_SET_32);
+		else if (r->how == TRY32_TWO_FDS)
+			ret = set_robust_list2((void *)&r->head32, 0,
+					       FUTEX_ROBUST_LIST_CMD_SET_32, 0) ?:
+			      set_without_window(&r->other32, 1, FUTEX_ROBUST_LIST_CMD_SET_32);
 		else
 			ret = set_robust_list2((void *)&r->head32, 4,
 					       FUTEX_ROBUST_LIST_CMD_SET_32, 0);
@@ -365,7 +372,7 @@ static int racer(void *p)
 		r->lock.futex = tid;
 		th_list64_add(&r->head, &r->lock, false);
 		if (r->how == TRY64_COPY)
-			ret = set_without_window(&r->head, TH_NATIVE);
+			ret = set_without_window(&r->head, 4, TH_NATIVE);
 		else
 			ret = set_robust_list2(&r->head, 4, TH_NATIVE, 0);
 		r->head.list_op_pending = &r->lock.list;
@@ -387,6 +394,7 @@ static int racer(void *p)
 		break;
 	case TRY32:
 	case TRY32_BASED:	/* host addresses, as an emulator passes them */
+	case TRY32_TWO_FDS:
 		robust_list2_try_unlock32(&r->lock32.futex, tid, &r->head32.list_op_pending);
 		break;
 	case IOCTL:
@@ -479,6 +487,7 @@ static uint32_t run_race_at(enum how how, int extra, bool *pending_when_released
 	r->extra = extra;
 	th_list64_init(&r->head, TH_OFF64);
 	th_list32_init(&r->head32, TH_OFF32);
+	th_list32_init(&r->other32, TH_OFF32);
 	assert_int_equal(0, robust_list2_stats(&before));
 
 	pid = th_spawn_child(racer, r);
@@ -636,6 +645,24 @@ static void test_race_try_unlock32_far_jump_at_store(void **state)
 	race_inline_case(TRY32_FAR, 1);
 }
 
+/*
+ * Slot 0 set through the library's descriptor (its window registered),
+ * slot 1 through a bare one after it: a thread killed inside the library's
+ * try-unlock on slot 0 still has its unlock finished.  On arm64 and armhf
+ * the library's copy is known by its registered window only.
+ */
+static void test_race_window_kept_after_bare_descriptor(void **state)
+{
+	bool pending;
+	uint64_t fixups;
+	uint32_t tid;
+	uint32_t word = run_race(TRY32_TWO_FDS, &pending, &fixups, &tid);
+
+	assert_true(pending);
+	assert_int_equal(1, fixups);
+	assert_int_equal(tid, word);
+}
+
 static void test_race_unlock_call_has_no_window(void **state)
 {
 	bool pending;
@@ -672,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_race_try_unlock32_copy_at_store),
 		cmocka_unit_test(test_race_try_unlock32_far_jump),
 		cmocka_unit_test(test_race_try_unlock32_far_jump_at_store),
+		cmocka_unit_test(test_race_window_kept_after_bare_descriptor),
 		cmocka_unit_test(test_race_unlock_call_has_no_window),
 	};
 
