@@ -72,14 +72,115 @@ static inline unsigned long rl2_window_pop(struct pt_regs *regs)
 }
 
 /*
- * No copy of the try-unlock is recognised by its bytes here: the header's
- * inline variant is x86 only, and arm64 threads get the library's
- * registered window alone (window.c).
+ * The header's inline copies (robust_list2_try_unlock{64,32}_inline() in
+ * libshim/include/robust_list2.h), known by their encodings wherever they
+ * sit, with the lock in x0, the tid in w1, pop in x2, w16 and w17 scratch:
+ *
+ *   exclusive (ARMv8.0)		LSE (ARMv8.1+)
+ *   0: ldxr  w16, [x0]		0: mov   w16, w1
+ *   1: cmp   w16, w1		1: casl  w16, wzr, [x0]
+ *   2: b.ne  <anywhere>		2: cmp   w16, w1	<- window
+ *   3: stlxr w17, wzr, [x0]		3: b.ne  <anywhere>	<- window
+ *   4: cbnz  w17, 0b	<- window	4: str   xzr, [x2]	<- window
+ *   5: str   xzr, [x2]	<- window
+ *
+ * (str wzr for a 32-bit pending field).  The b.ne's target is free: it
+ * goes to the caller's slow path.  Released means: the stlxr stored (w17 =
+ * 0; at the str it must have), or the casl saw the tid (w16 = w1 from
+ * there on).  Single instructions are fixed 4-byte words, so a copy cannot
+ * be laid out any other way.
  */
-#define RL2_INSN_WINDOWS	0
+#define RL2_INSN_WINDOWS	1
 
+#define RL2_A64_BNE_MASK	0xff00001f	/* b.ne: cond NE, any imm19 */
+#define RL2_A64_BNE		0x54000001
+#define RL2_A64_STR_MASK	0xbfffffff	/* str xzr/wzr, [x2] */
+#define RL2_A64_STR		0xb900005f
+#define RL2_A64_STR_64		0x40000000	/* the size bit: xzr */
+
+struct rl2_insn_window {
+	u32 insn[6];		/* RL2_A64_BNE / _STR: matched by mask */
+	u8 len;			/* instructions */
+	u8 first, last;		/* the window: instructions first .. last */
+	bool llsc;		/* released: w17 == 0; else w16 == w1 */
+};
+
+static const struct rl2_insn_window rl2_insn_windows[] = {
+	{	/* exclusive */
+		.insn = { 0x885f7c10, 0x6b01021f, RL2_A64_BNE, 0x8811fc1f,
+			  0x35ffff91, RL2_A64_STR },
+		.len = 6, .first = 4, .last = 5, .llsc = true,
+	},
+	{	/* LSE */
+		.insn = { 0x2a0103f0, 0x88b0fc1f, 0x6b01021f, RL2_A64_BNE,
+			  RL2_A64_STR },
+		.len = 5, .first = 2, .last = 4,
+	},
+};
+
+/* Does @code match @w?  Returns the width of its pending field, or 0. */
+static inline unsigned int rl2_insn_match(const struct rl2_insn_window *w,
+					  const u32 *code)
+{
+	unsigned int i, size = 0;
+
+	for (i = 0; i < w->len; i++) {
+		u32 c = le32_to_cpu((__force __le32)code[i]);
+
+		if (w->insn[i] == RL2_A64_BNE) {
+			if ((c & RL2_A64_BNE_MASK) != RL2_A64_BNE)
+				return 0;
+		} else if (w->insn[i] == RL2_A64_STR) {
+			if ((c & RL2_A64_STR_MASK) != RL2_A64_STR)
+				return 0;
+			size = c & RL2_A64_STR_64 ? sizeof(u64) : sizeof(u32);
+		} else if (c != w->insn[i]) {
+			return 0;
+		}
+	}
+	return size;
+}
+
+/* Could @regs be inside a copy of the try-unlock, released?  No user read. */
+static inline bool rl2_window_insn_maybe(struct pt_regs *regs)
+{
+	return !compat_user_mode(regs) &&
+	       (!(u32)regs->regs[17] || (u32)regs->regs[16] == (u32)regs->regs[1]);
+}
+
+/*
+ * Is the user pc of @regs inside a copy of the inline try-unlock, with the
+ * word released?  Returns the width of its pending field, or 0.  The
+ * registers are checked first; the code is read with page faults disabled
+ * (a text page that is not present is not waited for: the pending entry
+ * is then walked as before).
+ */
 static inline unsigned int rl2_window_insn(struct pt_regs *regs)
 {
+	unsigned long pc = instruction_pointer(regs);
+	u32 code[ARRAY_SIZE(rl2_insn_windows[0].insn)];
+	unsigned int i, k, size;
+
+	if (compat_user_mode(regs) || (pc & 3))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(rl2_insn_windows); i++) {
+		const struct rl2_insn_window *w = &rl2_insn_windows[i];
+
+		if (w->llsc ? (u32)regs->regs[17] != 0 :
+			      (u32)regs->regs[16] != (u32)regs->regs[1])
+			continue;
+		for (k = w->first; k <= w->last; k++) {
+			unsigned long start = pc - k * AARCH64_INSN_SIZE;
+
+			if (pc < k * AARCH64_INSN_SIZE ||
+			    copy_from_user_nofault(code, (const void __user *)start,
+						   w->len * AARCH64_INSN_SIZE))
+				continue;
+			size = rl2_insn_match(w, code);
+			if (size)
+				return size;
+		}
+	}
 	return 0;
 }
 

@@ -150,9 +150,15 @@ static inline bool rl2_cas_jnz_before(const struct rl2_insn_window *w,
 		rl2_code_is(addr - 10, w->cas, sizeof(w->cas)));
 }
 
+/* Could @regs be inside a copy of the try-unlock, released?  No user read. */
+static inline bool rl2_window_insn_maybe(struct pt_regs *regs)
+{
+	return rl2_window_released(regs);
+}
+
 /*
- * Is the user ip of @regs inside a copy of the try-unlock?  Returns the
- * width of its pending field, or 0.
+ * Is the user ip of @regs inside a copy of the try-unlock, with the word
+ * released (ZF)?  Returns the width of its pending field, or 0.
  */
 static inline unsigned int rl2_window_insn(struct pt_regs *regs)
 {
@@ -160,6 +166,8 @@ static inline unsigned int rl2_window_insn(struct pt_regs *regs)
 	bool compat = !user_64bit_mode(regs);
 	unsigned int i, j, n;
 
+	if (!rl2_window_released(regs))
+		return 0;
 	for (i = 0; i < ARRAY_SIZE(rl2_insn_windows); i++) {
 		const struct rl2_insn_window *w = &rl2_insn_windows[i];
 

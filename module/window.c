@@ -13,23 +13,24 @@
  * arm64 holds pop there (the arch headers next to compat.h).
  *
  * Two ways to know a window:
- * - by its instruction bytes at the ip (x86, rl2_window_insn() in
- *   arch-x86.h): the compare-exchange and the store(s) are fixed bytes in
- *   the library and in every inline copy, with any jnz between them.  No
- *   registration, so every copy in every object of the process is
- *   covered, whatever descriptor the slots were set through.  The code is
- *   read with page faults disabled: a few bytes, only when the flag is
- *   set, and never a wait on I/O in a dying thread.
+ * - by its instruction bytes at the ip (rl2_window_insn() in the arch
+ *   headers): the header's inline copies are fixed bytes (x86: also the
+ *   library's own), with only the conditional branch to the caller's slow
+ *   path left to the assembler.  No registration, so every copy in every
+ *   object of the process is covered, whatever descriptor the slots were
+ *   set through.  The code is read with page faults disabled: a few
+ *   bytes, only when the registers say "released" and pop names one of
+ *   the thread's pending fields, and never a wait on I/O in a dying
+ *   thread.
  * - by the addresses the library registers per open file
- *   (ROBUST_LIST2_IOC_SET_WINDOW).  Kept: arm64 has no inline copy and no
- *   byte recognition (its window starts after a store-exclusive whose
- *   retry branch the caller's layout would change), a library older than
- *   the byte recognition still registers, and on x86 it is checked first
- *   and costs no user read.  A record keeps the windows of every file its
- *   slots were set through (rl2_window_merge()), so a slot set through a
- *   descriptor without a window (a raw open(), a second copy of the
- *   library) does not make the thread forget the window of the library
- *   that set another slot.
+ *   (ROBUST_LIST2_IOC_SET_WINDOW).  The library's own out-of-line copy on
+ *   arm64 (ARMv8.0 load/store-exclusive) and armhf is known this way
+ *   only, as is a library older than the byte recognition; on x86 it is
+ *   checked first and costs no user read.  A record keeps the windows of
+ *   every file its slots were set through (rl2_window_merge()), so a
+ *   slot set through a descriptor without a window (a raw open(), a
+ *   second copy of the library) does not make the thread forget the
+ *   window of the library that set another slot.
  *
  * Either way the fix-up only ever clears a pending field of one of the
  * dying thread's own registered lists, of the window's width, so a forged
@@ -254,19 +255,22 @@ static unsigned int rl2_window_registered(struct rl2_window *set,
 void rl2_window_fixup(struct rl2_task *rec, struct rl2_faults *f)
 {
 	struct pt_regs *regs = task_pt_regs(current);
+	unsigned int size = 0, widths;
 	unsigned long pop;
-	unsigned int size;
 
-	if (!current->mm || !user_mode(regs) || !rl2_window_released(regs))
+	if (!current->mm || !user_mode(regs))
 		return;
-	size = rl2_window_registered(rec->windows, instruction_pointer(regs));
-	if (!size)
-		size = rl2_window_insn(regs);
-	if (!size)
+	if (rl2_window_released(regs))
+		size = rl2_window_registered(rec->windows,
+					     instruction_pointer(regs));
+	if (!size && !rl2_window_insn_maybe(regs))
 		return;
-
+	/* Not a registered window: read the code only for a pending field. */
 	pop = rl2_window_pop(regs);
-	if (!(rl2_pending_widths(rec, pop) & size))
+	widths = rl2_pending_widths(rec, pop);
+	if (!size && widths)
+		size = rl2_window_insn(regs);
+	if (!(size & widths))
 		return;
 	if (!rl2_user_clear(pop, size, f))
 		atomic64_inc(&rl2_stats.fixups);

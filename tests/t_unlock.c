@@ -252,14 +252,18 @@ static void test_try_unlock_contract(void **state)
  * TRY32_BASED: TRY32 with the list in a guest address space (host = base +
  * guest).  TRY32_TWO_FDS: TRY32 on slot 0, set through the library's
  * descriptor, after slot 1 was set through a bare one: the library's
- * registered window must still count.  *_INLINE: the header's inline try-unlock, a copy in this file;
- * *_COPY: a copy in another object (lib/try_unlock_copy.c), with the slot
- * set through a descriptor of its own that never registered a window: the
- * module knows those copies by their bytes only.  TRY32_FAR: a copy
- * whose jnz has the long form (0f 85 rel32), with no window either.
+ * registered window must still count.  *_INLINE: the header's inline
+ * try-unlock, a copy in this file; *_COPY: a copy in another object
+ * (lib/try_unlock_copy.c), with the slot set through a descriptor of its
+ * own that never registered a window: the module knows those copies by
+ * their bytes only.  TRY32_FAR (x86): a copy whose jnz has the long form
+ * (0f 85 rel32), with no window either.  *_LSE (arm64): the header's LSE
+ * form; *_UNKNOWN (arm64): the exclusive form with a NOP in its window,
+ * which the module must not know (the negative control).
  */
 enum how { PLAIN, TRY64, TRY32, IOCTL, TRY32_BASED, TRY32_TWO_FDS, TRY64_INLINE,
-	   TRY32_INLINE, TRY64_COPY, TRY32_COPY, TRY32_FAR };
+	   TRY32_INLINE, TRY64_COPY, TRY32_COPY, TRY32_FAR, TRY64_LSE, TRY32_LSE,
+	   TRY64_UNKNOWN, TRY32_UNKNOWN };
 
 struct race {
 	enum how how;
@@ -276,7 +280,8 @@ struct race {
 static bool race_is32(struct race *r)
 {
 	return r->how == TRY32 || r->how == TRY32_BASED || r->how == TRY32_TWO_FDS ||
-	       r->how == TRY32_INLINE || r->how == TRY32_COPY || r->how == TRY32_FAR;
+	       r->how == TRY32_INLINE || r->how == TRY32_COPY || r->how == TRY32_FAR ||
+	       r->how == TRY32_LSE || r->how == TRY32_UNKNOWN;
 }
 
 static uint32_t *race_word(struct race *r)
@@ -324,9 +329,26 @@ static void try_unlock_inline(struct race *r, uint32_t tid)
 	case TRY32_COPY:
 		th_try_unlock32_copy(&r->lock32.futex, tid, &r->head32.list_op_pending);
 		break;
+#if defined(__x86_64__) || defined(__i386__)
 	case TRY32_FAR:
 		th_try_unlock32_far(&r->lock32.futex, tid, &r->head32.list_op_pending);
 		break;
+#endif
+#ifdef __aarch64__
+	case TRY64_LSE:
+		th_try_unlock64_lse(&r->lock.futex, tid, (uint64_t *)&r->head.list_op_pending);
+		break;
+	case TRY32_LSE:
+		th_try_unlock32_lse(&r->lock32.futex, tid, &r->head32.list_op_pending);
+		break;
+	case TRY64_UNKNOWN:
+		th_try_unlock64_unknown(&r->lock.futex, tid,
+					(uint64_t *)&r->head.list_op_pending);
+		break;
+	case TRY32_UNKNOWN:
+		th_try_unlock32_unknown(&r->lock32.futex, tid, &r->head32.list_op_pending);
+		break;
+#endif
 	default:
 		abort();
 	}
@@ -417,11 +439,12 @@ extern const char rl2__window32_start[] __attribute__((visibility("hidden")));
 
 /*
  * Single steps never get through a load/store-exclusive pair: the
- * exception return of every step clears the exclusive monitor, so the
- * try-unlock's store-exclusive would fail forever.  When the child is
- * about to execute it (the instruction right before the window), do what
- * a successful one does: 0 into the word, status 0 into w3, pc to the
- * window.  Everything else the child executes itself.
+ * exception return of every step clears the exclusive monitor, so a
+ * store-exclusive would fail forever.  When the child is about to execute
+ * one (the library's, right before its window, or the inline exclusive
+ * form's "stlxr w17, wzr, [x0]"), do what a successful one does: 0 into
+ * the word, status 0 into its register (w3 or w17), pc past it.
+ * Everything else the child executes itself.
  */
 static void step_store_exclusive(pid_t pid, struct race *r)
 {
@@ -429,14 +452,15 @@ static void step_store_exclusive(pid_t pid, struct race *r)
 	struct user_pt_regs regs;
 	struct iovec iov = { &regs, sizeof(regs) };
 
-	if (r->how != TRY64 && !race_is32(r))
-		return;
 	assert_int_equal(0, ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &iov));
-	if (regs.pc != (uintptr_t)win - 4)
+	if (regs.pc == (uintptr_t)win - 4)
+		regs.regs[3] = 0;
+	else if (*(const uint32_t *)(uintptr_t)regs.pc == TH_A64_STLXR_W17)
+		regs.regs[17] = 0;	/* the same code is mapped here: fork */
+	else
 		return;
 	__atomic_store_n(race_word(r), 0, __ATOMIC_RELEASE);
-	regs.regs[3] = 0;
-	regs.pc = (uintptr_t)win;
+	regs.pc += 4;
 	assert_int_equal(0, ptrace(PTRACE_SETREGSET, pid, NT_PRSTATUS, &iov));
 }
 #elif defined(__arm__)
@@ -585,24 +609,46 @@ static void test_race_try_unlock32_based_leaves_memory_alone(void **state)
 
 /*
  * The header's inline try-unlock: stopped at the jnz (extra 0) or at the
- * store (extra 1), both inside the window, and killed.
+ * store (extra 1), both inside the window, and killed; on arm64 the
+ * exclusive form at the cbnz (extra 0) or the str (1), the LSE form at the
+ * cmp (0), the b.ne (1) or the str (2).  An *_UNKNOWN copy is not known to
+ * the module: its thread's released word must be marked, as with PLAIN.
  */
 static void race_inline_case(enum how how, int extra)
 {
+	bool known = how != TRY64_UNKNOWN && how != TRY32_UNKNOWN;
 	bool pending;
 	uint64_t fixups;
 	uint32_t tid, word;
 
 #ifndef ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE
-	skip();			/* the header offers it on x86 only */
+	skip();			/* the header offers it on x86 and arm64 */
+#endif
+#if !defined(__x86_64__) && !defined(__i386__)
+	if (how == TRY32_FAR)
+		skip();		/* an x86 encoding */
+#endif
+#ifdef __aarch64__
+	if ((how == TRY64_LSE || how == TRY32_LSE) && !th_have_lse()) {
+		print_message("# this CPU has no LSE atomics (the exclusive form is tested)\n");
+		skip();
+	}
+#else
+	if (how >= TRY64_LSE)
+		skip();		/* arm64 encodings */
 #endif
 	if (!race_is32(&(struct race){ .how = how }) && !TH_LP64)
 		skip();		/* no 64-bit lists in a 32-bit process */
 	word = run_race_at(how, extra, &pending, &fixups, &tid);
 
 	assert_true(pending);		/* stopped inside the window */
-	assert_int_equal(1, fixups);	/* the module recognised the copy */
-	assert_int_equal(tid, word);	/* the reused memory is untouched */
+	if (known) {
+		assert_int_equal(1, fixups);	/* the module recognised the copy */
+		assert_int_equal(tid, word);	/* the reused memory is untouched */
+	} else {
+		assert_int_equal(0, fixups);	/* not recognised: the race is real */
+		assert_int_equal(FUTEX_OWNER_DIED, word);
+	}
 }
 
 static void test_race_try_unlock64_inline_leaves_memory_alone(void **state)
@@ -643,6 +689,36 @@ static void test_race_try_unlock32_far_jump(void **state)
 static void test_race_try_unlock32_far_jump_at_store(void **state)
 {
 	race_inline_case(TRY32_FAR, 1);
+}
+
+static void test_race_try_unlock64_lse_at_cmp(void **state)
+{
+	race_inline_case(TRY64_LSE, 0);
+}
+
+static void test_race_try_unlock64_lse_at_branch(void **state)
+{
+	race_inline_case(TRY64_LSE, 1);
+}
+
+static void test_race_try_unlock32_lse_at_store(void **state)
+{
+	race_inline_case(TRY32_LSE, 2);
+}
+
+static void test_race_try_unlock32_inline_at_store(void **state)
+{
+	race_inline_case(TRY32_INLINE, 1);
+}
+
+static void test_race_unknown_copy64_is_not_fixed(void **state)
+{
+	race_inline_case(TRY64_UNKNOWN, 0);
+}
+
+static void test_race_unknown_copy32_is_not_fixed(void **state)
+{
+	race_inline_case(TRY32_UNKNOWN, 0);
 }
 
 /*
@@ -699,6 +775,12 @@ int main(void)
 		cmocka_unit_test(test_race_try_unlock32_copy_at_store),
 		cmocka_unit_test(test_race_try_unlock32_far_jump),
 		cmocka_unit_test(test_race_try_unlock32_far_jump_at_store),
+		cmocka_unit_test(test_race_try_unlock32_inline_at_store),
+		cmocka_unit_test(test_race_try_unlock64_lse_at_cmp),
+		cmocka_unit_test(test_race_try_unlock64_lse_at_branch),
+		cmocka_unit_test(test_race_try_unlock32_lse_at_store),
+		cmocka_unit_test(test_race_unknown_copy64_is_not_fixed),
+		cmocka_unit_test(test_race_unknown_copy32_is_not_fixed),
 		cmocka_unit_test(test_race_window_kept_after_bare_descriptor),
 		cmocka_unit_test(test_race_unlock_call_has_no_window),
 	};

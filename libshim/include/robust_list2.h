@@ -98,23 +98,44 @@ uint32_t robust_list2_try_unlock64(uint32_t *lock, uint32_t tid, uint64_t *pop);
 uint32_t robust_list2_try_unlock32(uint32_t *lock, uint32_t tid, uint32_t *pop);
 
 /*
- * The same two functions inlined in the caller, on x86 (x86-64 and i386;
- * ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE says they exist): no call, about the
- * cost of a plain compare-exchange unlock.  The compare-exchange and the
- * store are the library's instructions byte for byte, written as .byte
- * with their operands pinned to the registers those bytes name, so no
- * compiler or assembler can change them; only the jnz between them, to the
- * caller's slow path, is the assembler's.  The module recognises a copy by
- * these bytes at a dying thread's instruction pointer, with no
- * registration, so every copy in every object of the process is covered
- * (a module with ROBUST_LIST2_F_INLINE_WINDOW in robust_list2_info()'s
- * features).  Returns @tid if the lock was released, else the word as read
- * right after the compare-exchange failed; should that read be @tid (the
- * word changed in between: a caller's bug), FUTEX_WAITERS is added, so the
- * caller releases it through robust_list2_unlock() as for a waiter.
+ * The same two functions inlined in the caller, on x86 (x86-64 and i386)
+ * and AArch64 (ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE says they exist): no
+ * call, about the cost of a plain compare-exchange unlock.  The
+ * instructions of the window are fixed: written as .byte (x86) or .inst
+ * (AArch64) with their operands pinned to the registers those encodings
+ * name, so no compiler or assembler can change them; only the conditional
+ * branch to the caller's slow path is the assembler's.  The module
+ * recognises a copy by these bytes at a dying thread's instruction
+ * pointer, with no registration, so every copy in every object of the
+ * process is covered (a module with ROBUST_LIST2_F_INLINE_WINDOW in
+ * robust_list2_info()'s features).  Returns @tid if the lock was released,
+ * else the word as read right after the compare-exchange failed; should
+ * that read be @tid (the word changed in between: a caller's bug),
+ * FUTEX_WAITERS is added, so the caller releases it through
+ * robust_list2_unlock() as for a waiter.
+ *
+ * AArch64 has two forms.  Built for a CPU with the LSE atomics (ARMv8.1
+ * and later: __ARM_FEATURE_ATOMICS, e.g. -march=armv8.2-a), a "casl";
+ * otherwise load/store-exclusive ("ldxr"/"stlxr"), which every ARMv8.0 CPU
+ * runs (Cortex-A53, Cortex-A72: a Raspberry Pi 3 or 4) and LSE CPUs too,
+ * at one or two instructions more.  A program built for ARMv8.0 (Debian's
+ * default) gets the exclusive form, which is correct everywhere; the LSE
+ * form stops with SIGILL on a CPU without LSE, like any code built for
+ * ARMv8.1.  The module knows both, with either width of the pending field.
  */
-#if (defined(__x86_64__) && !defined(__ILP32__)) || defined(__i386__)
+#if (defined(__x86_64__) && !defined(__ILP32__)) || defined(__i386__) || \
+	(defined(__aarch64__) && !defined(__ILP32__))
 #define ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE 1
+
+/* The slow path's answer: the word as read, never @tid. */
+#define ROBUST_LIST2_TRY_UNLOCK_BUSY(lock, tid)				\
+	__extension__ ({						\
+		uint32_t rl2_old = __atomic_load_n((lock), __ATOMIC_RELAXED);	\
+		rl2_old != (tid) ? rl2_old : rl2_old | FUTEX_WAITERS;	\
+	})
+#endif
+
+#if (defined(__x86_64__) && !defined(__ILP32__)) || defined(__i386__)
 
 #ifdef __x86_64__
 /* lock cmpxchg %ecx, (%rdi) */
@@ -154,25 +175,97 @@ uint32_t robust_list2_try_unlock32(uint32_t *lock, uint32_t tid, uint32_t *pop);
 static inline uint32_t robust_list2_try_unlock64_inline(uint32_t *lock, uint32_t tid,
 							 uint64_t *pop)
 {
-	uint32_t old;
-
 	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK64_STORE, tid, lock, pop, rl2_busy);
 	return tid;
 rl2_busy:
-	old = __atomic_load_n(lock, __ATOMIC_RELAXED);
-	return old != tid ? old : old | FUTEX_WAITERS;
+	return ROBUST_LIST2_TRY_UNLOCK_BUSY(lock, tid);
 }
 
 static inline uint32_t robust_list2_try_unlock32_inline(uint32_t *lock, uint32_t tid,
 							 uint32_t *pop)
 {
-	uint32_t old;
-
 	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK32_STORE, tid, lock, pop, rl2_busy);
 	return tid;
 rl2_busy:
-	old = __atomic_load_n(lock, __ATOMIC_RELAXED);
-	return old != tid ? old : old | FUTEX_WAITERS;
+	return ROBUST_LIST2_TRY_UNLOCK_BUSY(lock, tid);
+}
+#endif
+
+#if defined(__aarch64__) && !defined(__ILP32__)
+/*
+ * The lock in x0, the tid in w1, pop in x2; w16 and w17 are scratch (the
+ * registers the encodings below name).  The exclusive form:
+ *
+ *	1: ldxr  w16, [x0]
+ *	   cmp   w16, w1
+ *	   b.ne  <caller's slow path>
+ *	   stlxr w17, wzr, [x0]		release: earlier accesses first
+ *	   cbnz  w17, 1b		lost the reservation: again
+ *	   str   xzr, [x2]		(str wzr for a 32-bit field)
+ *
+ * released once the stlxr stored (w17 = 0), so its window is the cbnz and
+ * the str.  The LSE form:
+ *
+ *	   mov   w16, w1
+ *	   casl  w16, wzr, [x0]		release; w16 = the word seen
+ *	   cmp   w16, w1
+ *	   b.ne  <caller's slow path>
+ *	   str   xzr, [x2]
+ *
+ * released if w16 equals w1 after the casl: the cmp, the b.ne and the str.
+ */
+#define ROBUST_LIST2_TRY_UNLOCK_LLSC_HEAD ".inst 0x885f7c10, 0x6b01021f"
+#define ROBUST_LIST2_TRY_UNLOCK_LLSC_TAIL ".inst 0x8811fc1f, 0x35ffff91"
+#define ROBUST_LIST2_TRY_UNLOCK_LSE_HEAD ".inst 0x2a0103f0, 0x88b0fc1f, 0x6b01021f"
+#define ROBUST_LIST2_TRY_UNLOCK64_STORE ".inst 0xf900005f"
+#define ROBUST_LIST2_TRY_UNLOCK32_STORE ".inst 0xb900005f"
+
+/* Both forms; "memory": the release orders the critical section before it. */
+#define ROBUST_LIST2_TRY_UNLOCK_ASM_FORM(head, tail, store, tid, lock, pop, busy)	\
+	do {									\
+		register uint32_t *rl2_x0 __asm__("x0") = (lock);		\
+		register uint64_t rl2_x1 __asm__("x1") = (tid);			\
+		register void *rl2_x2 __asm__("x2") = (pop);			\
+		__asm__ __volatile__ goto(head "\n\t"				\
+					  "b.ne %l[" #busy "]\n\t"		\
+					  tail "\n\t"				\
+					  store					\
+					  : /* no outputs */			\
+					  : "r" (rl2_x0), "r" (rl2_x1), "r" (rl2_x2) \
+					  : "x16", "x17", "memory", "cc"	\
+					  : busy);				\
+	} while (0)
+
+#define ROBUST_LIST2_TRY_UNLOCK_ASM_LLSC(store, tid, lock, pop, busy)		\
+	ROBUST_LIST2_TRY_UNLOCK_ASM_FORM(ROBUST_LIST2_TRY_UNLOCK_LLSC_HEAD,	\
+					 ROBUST_LIST2_TRY_UNLOCK_LLSC_TAIL,	\
+					 store, tid, lock, pop, busy)
+#define ROBUST_LIST2_TRY_UNLOCK_ASM_LSE(store, tid, lock, pop, busy)		\
+	ROBUST_LIST2_TRY_UNLOCK_ASM_FORM(ROBUST_LIST2_TRY_UNLOCK_LSE_HEAD, "",	\
+					 store, tid, lock, pop, busy)
+
+#ifdef __ARM_FEATURE_ATOMICS
+#define ROBUST_LIST2_TRY_UNLOCK_ASM ROBUST_LIST2_TRY_UNLOCK_ASM_LSE
+#else
+#define ROBUST_LIST2_TRY_UNLOCK_ASM ROBUST_LIST2_TRY_UNLOCK_ASM_LLSC
+#endif
+
+static inline uint32_t robust_list2_try_unlock64_inline(uint32_t *lock, uint32_t tid,
+							 uint64_t *pop)
+{
+	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK64_STORE, tid, lock, pop, rl2_busy);
+	return tid;
+rl2_busy:
+	return ROBUST_LIST2_TRY_UNLOCK_BUSY(lock, tid);
+}
+
+static inline uint32_t robust_list2_try_unlock32_inline(uint32_t *lock, uint32_t tid,
+							 uint32_t *pop)
+{
+	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK32_STORE, tid, lock, pop, rl2_busy);
+	return tid;
+rl2_busy:
+	return ROBUST_LIST2_TRY_UNLOCK_BUSY(lock, tid);
 }
 #endif
 
