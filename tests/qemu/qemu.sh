@@ -81,7 +81,8 @@ qemu_setup() {
 
 # The arm64 VM: QEMU's virt machine (TCG) with -cpu max, whose PAC QEMU
 # enforces (pauth-impdef: the same checks as the default QARMA5, at half its
-# cost).  virt has one UART and Debian's virtio console is a module, so the
+# cost); QEMU_CPU names another model (cortex-a72: ARMv8.0, no LSE atomics,
+# no PAC).  virt has one UART and Debian's virtio console is a module, so the
 # guest writes its verdict lines on the console, each behind a marker that
 # holds a nonce from the kernel command line (rl2.verdict=), which
 # qemu_verdict copies into RESULTFILE.
@@ -89,7 +90,7 @@ qemu_setup_arm64() {
 	RL2_VERDICT_NONCE=$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 	QEMU=(qemu-system-aarch64 -nodefaults -display none -no-reboot -monitor none
 		-machine virt -accel "tcg,thread=${QEMU_TCG_THREAD:-single}"
-		-cpu max,pauth-impdef=on -smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1024M}"
+		-cpu "${QEMU_CPU:-max,pauth-impdef=on}" -smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1024M}"
 		-kernel "$2" -initrd "$3"
 		-append "console=ttyAMA0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=4 rl2.verdict=$RL2_VERDICT_NONCE ${*:5} ${QEMU_APPEND:-}"
 		-chardev "${RL2_CONSOLE:-stdio},id=con,logfile=$4.console,logappend=off"
