@@ -154,14 +154,30 @@ static __always_inline int rl2_set_word(const struct robust_list2_set *a,
 static __always_inline int rl2_get_set_arg(struct robust_list2_set *a,
 					   const struct robust_list2_set __user *u)
 {
+	u64 index_cmd, flags_pad;
+
+	BUILD_BUG_ON(offsetof(struct robust_list2_set, cmd) !=
+		     offsetof(struct robust_list2_set, index) + sizeof(u32) ||
+		     offsetof(struct robust_list2_set, pad) !=
+		     offsetof(struct robust_list2_set, flags) + sizeof(u32));
 	if (!user_access_begin(u, sizeof(*u)))
 		return -EFAULT;
+	/* Three loads, not five: the u32 pairs are read as one u64 each. */
 	unsafe_get_user(a->head, &u->head, efault);
-	unsafe_get_user(a->index, &u->index, efault);
-	unsafe_get_user(a->cmd, &u->cmd, efault);
-	unsafe_get_user(a->flags, &u->flags, efault);
-	unsafe_get_user(a->pad, &u->pad, efault);
+	unsafe_get_user(index_cmd, (const u64 __user *)&u->index, efault);
+	unsafe_get_user(flags_pad, (const u64 __user *)&u->flags, efault);
 	user_access_end();
+#ifdef __LITTLE_ENDIAN
+	a->index = lower_32_bits(index_cmd);
+	a->cmd = upper_32_bits(index_cmd);
+	a->flags = lower_32_bits(flags_pad);
+	a->pad = upper_32_bits(flags_pad);
+#else
+	a->index = upper_32_bits(index_cmd);
+	a->cmd = lower_32_bits(index_cmd);
+	a->flags = upper_32_bits(flags_pad);
+	a->pad = lower_32_bits(flags_pad);
+#endif
 	return 0;
 efault:
 	user_access_end();
