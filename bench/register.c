@@ -100,9 +100,39 @@ static void *life_legacy(void *arg)
 	return NULL;
 }
 
+/*
+ * The same life, the slot emptied again before the thread returns: the
+ * record is made and freed by the two calls, and the exit finds none.
+ * Against life_rl2 it separates the registration's share of a thread's
+ * life from the exit's.
+ */
+static void *life_rl2_emptied(void *arg)
+{
+	life_rl2(arg);
+	if (set_robust_list2(NULL, 0, FUTEX_ROBUST_LIST_CMD_SET_64, 0))
+		__atomic_store_n(&life_err, errno, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* A life with no registration at all: what the anchor's call costs. */
+static void *life_plain(void *arg)
+{
+	return NULL;
+}
+
 static uint64_t b_life_rl2(void *ctx, long k)
 {
 	return thread_lives(life_rl2, k);
+}
+
+static uint64_t b_life_rl2_emptied(void *ctx, long k)
+{
+	return thread_lives(life_rl2_emptied, k);
+}
+
+static uint64_t b_life_plain(void *ctx, long k)
+{
+	return thread_lives(life_plain, k);
 }
 
 static uint64_t b_life_legacy(void *ctx, long k)
@@ -134,6 +164,12 @@ static const struct register_row {
 	{ "thread life: legacy vs legacy (noise floor)", "us/thread", 1e3,
 	  b_life_legacy, b_life_legacy, 0, true,
 	  "A/A: the anchor of the row above against itself" },
+	{ "thread life: slot set then emptied vs legacy", "us/thread", 1e3,
+	  b_life_rl2_emptied, b_life_legacy, 0,
+	  "where the thread-life row goes: record made and freed by set and empty; the exit finds none" },
+	{ "thread life: legacy vs no registration", "us/thread", 1e3,
+	  b_life_legacy, b_life_plain, 0,
+	  "what the anchor's set_robust_list() and the kernel's walk of its empty list cost" },
 };
 
 void bench_register(void)
