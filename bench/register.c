@@ -165,10 +165,10 @@ static const struct register_row {
 	  b_life_legacy, b_life_legacy, 0, true,
 	  "A/A: the anchor of the row above against itself" },
 	{ "thread life: slot set then emptied vs legacy", "us/thread", 1e3,
-	  b_life_rl2_emptied, b_life_legacy, 0,
+	  b_life_rl2_emptied, b_life_legacy, 0, true,
 	  "where the thread-life row goes: record made and freed by set and empty; the exit finds none" },
 	{ "thread life: legacy vs no registration", "us/thread", 1e3,
-	  b_life_legacy, b_life_plain, 0,
+	  b_life_legacy, b_life_plain, 0, true,
 	  "what the anchor's set_robust_list() and the kernel's walk of its empty list cost" },
 };
 
