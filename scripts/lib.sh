@@ -89,6 +89,12 @@ kernel_resolve() {
 	RL2_SERIES_CACHE[$alias]=$RL2_SERIES_ABI
 }
 
+# kernel_is_debug ALIAS: is ALIAS a kernel we build ourselves (flags "debug",
+# or "debug=NAME" for a variant: scripts/build-debug-kernel)?
+kernel_is_debug() {
+	kernel_raw_field "$1" 6 | tr , '\n' | grep -qE '^debug(=|$)'
+}
+
 # kernel_arch ALIAS: the Debian architecture of ALIAS's image, from an
 # "arch=ARCH" flag (amd64 without one).
 kernel_arch() {
