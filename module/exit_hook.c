@@ -74,6 +74,7 @@ static struct ftrace_ops rl2_ops;
  */
 void rl2_exit_hook_release(struct task_struct *tsk)
 {
+	bool cov = rl2_fi_cov_start();	/* the fuzzer's feedback; test build */
 	struct rl2_task *rec = NULL;
 
 	if (tsk == current)
@@ -83,6 +84,7 @@ void rl2_exit_hook_release(struct task_struct *tsk)
 		rl2_walk_task(rec);
 		rl2_task_free(rec);
 	}
+	rl2_fi_cov_stop(cov);
 	module_put(THIS_MODULE);
 }
 

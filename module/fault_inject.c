@@ -16,10 +16,20 @@
  *   fi_unlock_races      the next N compare-exchanges of the unlock ioctl
  *                        lose as if another thread changed the word first
  *                        (4294967295: every one, until reset)
+ *   fi_plant             a mask of RL2_FI_PLANT_* bugs (fault_inject.h)
+ *                        that make fuzz and the KCSAN run must find
+ *
+ * And, on a kernel with CONFIG_KCOV, the fuzzer's feedback (make fuzz):
+ * every ioctl and every exit or exec wrapper is a KCOV remote section of
+ * the common handle the calling task inherited from the fuzzer's
+ * KCOV_REMOTE_ENABLE, so the fuzzer sees the module code its programs
+ * ran, also in a thread that dies (do_exit() turns a task's own KCOV off
+ * before exit_mm()).  Tasks without a handle pay one read.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
+#include <linux/kcov.h>
 
 #include "fault_inject.h"
 
@@ -34,6 +44,36 @@ MODULE_PARM_DESC(fi_no_redirect, "test build: leave this function's kcall stub u
 static unsigned int fi_unlock_races;
 module_param(fi_unlock_races, uint, 0600);
 MODULE_PARM_DESC(fi_unlock_races, "test build: the next N unlock compare-exchanges lose");
+
+static unsigned int fi_plant;
+module_param(fi_plant, uint, 0600);
+MODULE_PARM_DESC(fi_plant, "test build: bugs to plant (1 overrun, 2 lost wake, 4 data race)");
+
+/* Written without a lock on purpose by RL2_FI_PLANT_RACE. */
+static unsigned long rl2_fi_racy;
+
+bool rl2_fi_plant(unsigned int bug)
+{
+	return READ_ONCE(fi_plant) & bug;
+}
+
+bool rl2_fi_cov_start(void)
+{
+	u64 handle = kcov_common_handle();
+
+	if (rl2_fi_plant(RL2_FI_PLANT_RACE))
+		rl2_fi_racy++;
+	if (!handle)
+		return false;
+	kcov_remote_start(handle);
+	return true;
+}
+
+void rl2_fi_cov_stop(bool started)
+{
+	if (started)
+		kcov_remote_stop();
+}
 
 int rl2_fi_unregister_error(void)
 {

@@ -10,10 +10,18 @@
 
 #include <linux/types.h>
 
+/* Bugs make fuzz must find (fi_plant, a mask of these). */
+#define RL2_FI_PLANT_OVERRUN	0x1	/* a walk writes past its list */
+#define RL2_FI_PLANT_LOST_WAKE	0x2	/* a 32-bit list's waiters are not woken */
+#define RL2_FI_PLANT_RACE	0x4	/* a data race in every ioctl (KCSAN) */
+
 #ifdef RL2_FAULT_INJECT
 int rl2_fi_unregister_error(void);
 bool rl2_fi_skip_redirect(const char *sym);
 bool rl2_fi_unlock_race(void);
+bool rl2_fi_plant(unsigned int bug);
+bool rl2_fi_cov_start(void);
+void rl2_fi_cov_stop(bool started);
 #else
 static inline int rl2_fi_unregister_error(void)
 {
@@ -28,6 +36,20 @@ static inline bool rl2_fi_skip_redirect(const char *sym)
 static inline bool rl2_fi_unlock_race(void)
 {
 	return false;
+}
+
+static inline bool rl2_fi_plant(unsigned int bug)
+{
+	return false;
+}
+
+static inline bool rl2_fi_cov_start(void)
+{
+	return false;
+}
+
+static inline void rl2_fi_cov_stop(bool started)
+{
 }
 #endif
 

@@ -25,6 +25,7 @@
 
 #include "rl2_types.h"
 #include "exit_hook.h"
+#include "fault_inject.h"
 #include "fault_work.h"
 #include "kcall.h"
 #include "registry.h"
@@ -400,10 +401,15 @@ static noinline long rl2_ioctl_other(struct file *file, unsigned int cmd,
 static long rl2_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
+	bool cov = rl2_fi_cov_start();	/* the fuzzer's feedback; test build */
+	long ret;
 
 	if (likely(cmd == ROBUST_LIST2_IOC_SET))
-		return rl2_ioctl_set(file, uarg, false);
-	return rl2_ioctl_other(file, cmd, uarg);
+		ret = rl2_ioctl_set(file, uarg, false);
+	else
+		ret = rl2_ioctl_other(file, cmd, uarg);
+	rl2_fi_cov_stop(cov);
+	return ret;
 }
 
 /*
