@@ -22,9 +22,12 @@ for t in fi_hooks fi_stub; do
 	[[ -x $tests/$t ]] || die "$tests/$t is not built (make -C tests vm, or arm64)"
 done
 passed=0 failed=0
+# RL2_FI_KO: another fault-injection build to load (make coverage's)
+ko=()
+[[ -z ${RL2_FI_KO:-} ]] || ko=(--ko "$RL2_FI_KO")
 
 rc=0
-out=$("$RL2_ROOT/scripts/vm-run" --kernel "$alias" --fault-inject \
+out=$("$RL2_ROOT/scripts/vm-run" --kernel "$alias" --fault-inject ${ko[@]+"${ko[@]}"} \
 	--timeout 300 -- "$tests/fi_hooks" 2>&1) || rc=$?
 grep -E '^(ok|not ok) [0-9]+|^# ' <<<"$out" || true
 ok=$(grep -cE '^ok [0-9]+ - ' <<<"$out" || true)
@@ -38,8 +41,8 @@ else
 fi
 
 rc=0
-out=$("$RL2_ROOT/scripts/vm-run" --kernel "$alias" --fault-inject --timeout 120 \
-	-- "$tests/fi_stub" 2>&1) || rc=$?
+out=$("$RL2_ROOT/scripts/vm-run" --kernel "$alias" --fault-inject ${ko[@]+"${ko[@]}"} \
+	--timeout 120 -- "$tests/fi_stub" 2>&1) || rc=$?
 if ((rc == 0)) && grep -q '^fi_stub: the PI waiter took the lock ' <<<"$out"; then
 	echo "ok - $(grep '^fi_stub: ' <<<"$out")"
 	passed=$((passed + 1))

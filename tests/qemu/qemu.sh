@@ -77,6 +77,25 @@ qemu_setup() {
 	if [[ $accel == tcg && -n ${QEMU_ICOUNT:-} ]]; then
 		QEMU+=(-icount "$QEMU_ICOUNT")
 	fi
+	# RL2_EXPORT_FILE: a third port (ttyS2), where the guest writes the
+	# files the host asked for (init.sh export_files, qemu_export_unpack).
+	if [[ -n ${RL2_EXPORT_FILE:-} ]]; then
+		rm -f "$RL2_EXPORT_FILE"
+		QEMU+=(-serial file:"$RL2_EXPORT_FILE")
+	fi
+}
+
+# qemu_export_unpack FILE DIR: unpack into DIR (callers give each boot its
+# own, under RL2_EXPORT_TO) what the guest exported to
+# FILE (its third port): a gzip'd tar in base64 up to a line
+# RL2-EXPORT-END.  Fails if the guest did not finish (x86 guests only).
+qemu_export_unpack() {
+	if ! tr -d '\r' <"$1" 2>/dev/null | grep -q '^RL2-EXPORT-END$'; then
+		msg "$1: the guest did not finish its export"
+		return 1
+	fi
+	mkdir -p "$2"
+	tr -d '\r' <"$1" | sed '/^RL2-EXPORT-END$/,$d' | base64 -d | tar -xz -C "$2"
 }
 
 # The arm64 VM: QEMU's virt machine (TCG) with -cpu max, whose PAC QEMU

@@ -22,6 +22,8 @@ usage() {
 	  QEMU_ACCEL=tcg|kvm   default: tcg unless a cached KVM probe passed
 	  QEMU_MEM=1024M, QEMU_APPEND="extra kernel args"
 	  RL2_TESTDIR=DIR      test binaries (default: tests/)
+	  RL2_EXPORT="P..." RL2_EXPORT_TO=DIR   bring guest paths P (a directory:
+	                       its files) out of the guest into DIR (x86 only)
 	EOT
 }
 
@@ -82,6 +84,12 @@ echo suite >"$cfg/mode"
 echo "$testdir" >"$cfg/testdir"
 echo "${TEST_TIMEOUT:-120}" >"$cfg/test_timeout"
 echo $((timeout > 60 ? timeout - 30 : 0)) >"$cfg/timeout"
+export RL2_EXPORT_FILE=
+if [[ -n ${RL2_EXPORT:-} ]]; then
+	[[ -n ${RL2_EXPORT_TO:-} ]] || die "RL2_EXPORT needs RL2_EXPORT_TO"
+	printf '%s\n' $RL2_EXPORT >"$cfg/export"
+	RL2_EXPORT_FILE=$out/export.b64
+fi
 "$here/mkinitramfs.sh" "$out/initramfs.cpio.gz" --ko "$ko" \
 	--dir "$cfg:/etc/rl2" ${files[@]+"${files[@]}"} || early_fail "initramfs build failed"
 
@@ -101,5 +109,9 @@ if [[ ! $line =~ $re ]]; then
 	early_fail "no result from guest"
 fi
 passed=${BASH_REMATCH[1]} failed=${BASH_REMATCH[2]} skipped=${BASH_REMATCH[4]:-0}
+if [[ -n $RL2_EXPORT_FILE ]] && ! qemu_export_unpack "$RL2_EXPORT_FILE" "$RL2_EXPORT_TO"/vm.$$.$SECONDS; then
+	report "$passed" $((failed + 1)) "$skipped" "the guest's export is incomplete"
+	exit 1
+fi
 report "$passed" "$failed" "$skipped"
 ((failed == 0))
