@@ -107,18 +107,59 @@ check-deb: ## the packages installed with apt on Debian 12/13 amd64, 13 arm64 (r
 	$(if $(filter arm64-%-trixie,$(or $(KERNEL),$(if $(filter no,$(ARM64_DEB)),,arm64--trixie))),scripts/build-deb arm64)
 	RL2_DEB_ARM64=$(or $(ARM64_DEB),yes) scripts/check-deb $(KERNEL)
 
-# The VM suite (as check-vm) on the debug kernel we build ourselves: KASAN,
-# lockdep, UBSAN, KFENCE (scripts/debug-kernel.config).  Not part of `make
-# check`: the first build takes 15-25 min on 2 idle cores (then cached in
-# ~/.cache/robust_list2), and the suite runs several times slower on it.
+# The debug kernels we build ourselves (scripts/build-debug-kernel, cached in
+# ~/.cache/robust_list2; each first build takes 15-25 min on 2 idle cores):
+# 6.12-debug (KASAN, lockdep, UBSAN, KFENCE, KCOV, GCOV) and 6.12-kcsan.
+# make check-debug runs on them: the VM suite (as check-vm) on 6.12-debug,
+# make coverage, a short make fuzz (CHECK_FUZZ_S, at least 60 s) and make
+# check-kcsan.  Not part of `make check` (tests/README.md has the times).
 DEBUG_KERNEL ?= 6.12-debug
+KCSAN_KERNEL ?= 6.12-kcsan
 DEBUG_TIMEOUT ?= 3600
 DEBUG_TEST_TIMEOUT ?= 600
-check-debug: lib ## the VM suite on a KASAN/lockdep/UBSAN kernel we build (slow)
+CHECK_FUZZ_S ?= 60
+FUZZ_S ?= 180
+check-debug: lib ## the VM suite, coverage, fuzz and KCSAN on kernels we build (slow)
+	scripts/deps --debug
+	$(MAKE) -C tests vm fuzz
+	$(MAKE) -C tools
+	scripts/build-debug-kernel $(DEBUG_KERNEL)
+	scripts/build-debug-kernel $(KCSAN_KERNEL)
+	TIMEOUT=$(DEBUG_TIMEOUT) TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/check-vm $(DEBUG_KERNEL)
+	DEBUG_TIMEOUT=$(DEBUG_TIMEOUT) DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/coverage $(DEBUG_KERNEL)
+	FUZZ_S=$(CHECK_FUZZ_S) scripts/fuzz $(DEBUG_KERNEL)
+	$(MAKE) check-kcsan FUZZ_S=$(CHECK_FUZZ_S)
+
+# Line and branch coverage of module/ by the whole VM suite (both ABIs, the
+# fault-injection VMs) on 6.12-debug: "coverage: module/ L% lines (a of b),
+# B% branches", the report in build/coverage/ (scripts/coverage).
+coverage: lib ## line and branch coverage of module/ by the VM suite (debug kernel)
+	scripts/deps --debug
 	$(MAKE) -C tests vm
 	$(MAKE) -C tools
 	scripts/build-debug-kernel $(DEBUG_KERNEL)
-	TIMEOUT=$(DEBUG_TIMEOUT) TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/check-vm $(DEBUG_KERNEL)
+	DEBUG_TIMEOUT=$(DEBUG_TIMEOUT) DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/coverage $(DEBUG_KERNEL)
+
+# The coverage-guided fuzzer (libFuzzer fed by KCOV, tests/fuzz/) for
+# FUZZ_S seconds on FUZZ_KERNEL: "fuzz: E execs, P features, module edges
+# N, crashes C" (scripts/fuzz).  FUZZ_PLANT=MASK plants a bug to find.
+FUZZ_KERNEL ?= $(DEBUG_KERNEL)
+fuzz: lib ## the coverage-guided fuzzer, FUZZ_S seconds (debug kernel)
+	scripts/deps --debug
+	$(MAKE) -C tests fuzz
+	scripts/build-debug-kernel $(FUZZ_KERNEL)
+	FUZZ_S=$(FUZZ_S) scripts/fuzz $(if $(FUZZ_PLANT),--plant $(FUZZ_PLANT)) $(FUZZ_KERNEL)
+
+# Data races: the VM suite and the fuzzer on the KCSAN kernel; a report
+# naming robust_list2 fails, the others are listed ("KCSAN outside the
+# module") and excused (tests/qemu/init.sh).
+check-kcsan: lib ## the VM suite and the fuzzer on the KCSAN kernel
+	scripts/deps --debug
+	$(MAKE) -C tests vm fuzz
+	$(MAKE) -C tools
+	scripts/build-debug-kernel $(KCSAN_KERNEL)
+	TIMEOUT=$(DEBUG_TIMEOUT) TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/check-vm $(KCSAN_KERNEL)
+	FUZZ_S=$(FUZZ_S) scripts/fuzz $(KCSAN_KERNEL)
 
 # qemu-user's guests with robust mutexes (integrations/qemu-user/): builds a
 # patched qemu-i386 and qemu-x86_64 10.2 (QEMU_USER=10.0: 10.0) from Debian's
@@ -213,6 +254,6 @@ clean: ## remove the build output
 	-$(MAKE) -C bench clean
 	rm -rf build
 
-.PHONY: demo all help module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-emulator bench install install-lib \
+.PHONY: demo all help module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-emulator coverage fuzz check-kcsan bench install install-lib \
 	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall uninstall \
 	style check-docs clean

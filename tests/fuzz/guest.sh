@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make fuzz, inside the VM (scripts/fuzz starts it through scripts/vm-run):
+#   guest.sh SECONDS PLANT CORPUS_DIR...
+# plants the fault-injection bugs of mask PLANT (module/fault_inject.c),
+# copies the corpora into /tmp/rl2fz/corpus and runs libFuzzer on rl2fz
+# for SECONDS; new inputs stay in /tmp/rl2fz/corpus and crash inputs go
+# to /tmp/rl2fz/crashes, which scripts/fuzz exports.
+secs=$1 plant=$2
+shift 2
+here=$(dirname "$0")
+if [ "$plant" != 0 ]; then
+	echo "$plant" >/sys/module/robust_list2/parameters/fi_plant || exit 2
+	echo "rl2fz: planted bugs $plant"
+fi
+mkdir -p /tmp/rl2fz/corpus /tmp/rl2fz/crashes
+for d in "$@"; do
+	cp "$d"/* /tmp/rl2fz/corpus/ 2>/dev/null
+done
+echo "rl2fz: $(ls /tmp/rl2fz/corpus | wc -l) inputs to start from"
+"$here/rl2fz" -max_total_time="$secs" -timeout=150 -rss_limit_mb=0 -max_len=512 \
+	-print_final_stats=1 -artifact_prefix=/tmp/rl2fz/crashes/ /tmp/rl2fz/corpus
+rc=$?
+echo "rl2fz: libFuzzer exited $rc"
+# the harness's own check: every waiter it started was reaped
+exit $rc
