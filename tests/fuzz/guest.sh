@@ -18,6 +18,7 @@ for d in "$@"; do
 	cp "$d"/* /tmp/rl2fz/corpus/ 2>/dev/null
 done
 echo "rl2fz: $(ls /tmp/rl2fz/corpus | wc -l) inputs to start from"
+[ ! -c /dev/ttyS3 ] || export RL2FZ_TRACE=/dev/ttyS3
 "$here/rl2fz" -max_total_time="$secs" -timeout=150 -rss_limit_mb=0 -max_len=512 \
 	-print_final_stats=1 -artifact_prefix=/tmp/rl2fz/crashes/ /tmp/rl2fz/corpus
 rc=$?

@@ -64,7 +64,7 @@
 #define WAITERS		0x80000000U
 #define TID_MASK	0x3fffffffU
 
-#define KCOV_WORDS	(1 << 18)
+#define KCOV_WORDS	(1 << 16)
 #define NCOUNTERS	(1 << 16)
 #define EDGE_BITS	(1 << 22)
 
@@ -381,11 +381,12 @@ static bool model_word(uint64_t base, uint64_t g, uint32_t tid, bool pi,
 		       bool pending, bool is32, const struct prog *pg)
 {
 	uint64_t h = base + g;
-	uint64_t limit = is32 || pg->abi32 ? 0xffffe000ULL : 0x7ffffffff000ULL;
+	/* the dying task's TASK_SIZE */
+	uint64_t limit = pg->abi32 ? 0xffffe000ULL : 0x7ffffffff000ULL;
 	uint32_t v, i;
 	int rc;
 
-	if (h < base || h >= (pg->abi32 ? 0xffffe000ULL : limit))
+	if (h < base || h >= limit)
 		return false;
 	if (h & 3)
 		return false;
@@ -651,6 +652,30 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/*
+ * RL2FZ_TRACE=FILE (the VM's fourth serial port): each program in hex
+ * before it runs, so the one that panicked the kernel is known.
+ */
+static void trace(const uint8_t *data, size_t size)
+{
+	static FILE *f;
+	static bool tried;
+
+	if (!tried) {
+		const char *p = getenv("RL2FZ_TRACE");
+
+		tried = true;
+		f = p ? fopen(p, "w") : NULL;
+	}
+	if (!f)
+		return;
+	fputs("IN ", f);
+	for (size_t i = 0; i < size; i++)
+		fprintf(f, "%02x", data[i]);
+	fputc('\n', f);
+	fflush(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct prog pg;
@@ -659,6 +684,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	double end;
 	unsigned int i;
 
+	trace(data, size);
 	failed = false;
 	parse(data, size, &pg);
 	if (kcov)

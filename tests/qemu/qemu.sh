@@ -82,6 +82,9 @@ qemu_setup() {
 	if [[ -n ${RL2_EXPORT_FILE:-} ]]; then
 		rm -f "$RL2_EXPORT_FILE"
 		QEMU+=(-serial file:"$RL2_EXPORT_FILE")
+		# RL2_TRACE_FILE: a fourth (ttyS3), for a trace that must
+		# survive a guest panic (make fuzz: the program being run)
+		[[ -z ${RL2_TRACE_FILE:-} ]] || QEMU+=(-serial file:"$RL2_TRACE_FILE")
 	fi
 }
 

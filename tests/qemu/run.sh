@@ -87,6 +87,7 @@ echo $((timeout > 60 ? timeout - 30 : 0)) >"$cfg/timeout"
 export RL2_EXPORT_FILE=
 if [[ -n ${RL2_EXPORT:-} ]]; then
 	[[ -n ${RL2_EXPORT_TO:-} ]] || die "RL2_EXPORT needs RL2_EXPORT_TO"
+	# shellcheck disable=SC2086 # a list of paths
 	printf '%s\n' $RL2_EXPORT >"$cfg/export"
 	RL2_EXPORT_FILE=$out/export.b64
 fi
