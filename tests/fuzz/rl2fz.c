@@ -75,7 +75,8 @@ static uint8_t counters[NCOUNTERS];
 
 static unsigned long *kcov;
 static uint8_t edge_seen[EDGE_BITS / 8];
-static unsigned long nedges, execs, violations, skipped;
+static unsigned long nedges, npcs, execs, violations, skipped;
+static unsigned long pcs[1 << 14];	/* the distinct KCOV sites seen */
 static char exec64[PATH_MAX], exec32[PATH_MAX], waitprog[PATH_MAX];
 static int memfd = -1;
 static struct rl2fz_ctl *ctl = (struct rl2fz_ctl *)RL2FZ_ARENA;
@@ -573,6 +574,14 @@ static void feed_kcov(void)
 	for (i = 1; i <= n; i++) {
 		unsigned long pc = kcov[i];
 		uint64_t h = (prev * 0x9E3779B97F4A7C15ULL) ^ pc;
+		unsigned long k = (pc * 0x9E3779B97F4A7C15ULL) >> 50;
+
+		while (pcs[k] && pcs[k] != pc)
+			k = (k + 1) % (1 << 14);
+		if (!pcs[k] && npcs < (1 << 13)) {
+			pcs[k] = pc;
+			npcs++;
+		}
 
 		h ^= h >> 29;
 		h *= 0xBF58476D1CE4E5B9ULL;
@@ -783,6 +792,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 __attribute__((destructor)) static void summary(void)
 {
 	if (execs)
-		fprintf(stderr, "rl2fz: %lu programs, module edges %lu, %lu skipped, %lu violations\n",
-			execs, nedges, skipped, violations);
+		fprintf(stderr, "rl2fz: %lu programs, module edges %lu, module sites %lu, %lu skipped, %lu violations\n",
+			execs, nedges, npcs, skipped, violations);
 }
