@@ -187,14 +187,27 @@ kernel_apt_conf() {
 	apt_state "$(kernel_raw_field "$1" 5)" "$([[ $arch == amd64 ]] || echo "$arch")"
 }
 
+# vm_kcsan_env ALIAS: a KCSAN row (debug=kcsan) boots with panic_on_warn=0
+# (in QEMU_APPEND, after the harness's panic_on_warn=1: the last one wins).
+# KCSAN panics on its first report under panic_on_warn, and the kernel
+# itself has races (process_one_work at boot): the guest's log scan
+# (tests/qemu/init.sh dmesg_bad) then judges, failing a WARN or a race
+# that names the module and listing the others.
+vm_kcsan_env() {
+	kernel_raw_field "$1" 6 | tr , '\n' | grep -qx 'debug=kcsan' || return 0
+	[[ " ${QEMU_APPEND:-} " == *" panic_on_warn=0 " ]] ||
+		export QEMU_APPEND="${QEMU_APPEND:+$QEMU_APPEND }panic_on_warn=0"
+}
+
 # vm_arch_env ALIAS: export what the VM harness (tests/qemu/) needs for the
 # architecture of ALIAS: RL2_VM_ARCH, and for a foreign one its busybox and
 # runtime tree (RL2_SYSROOT, for mkinitramfs) and its test binaries
-# (RL2_TESTDIR, built by make -C tests arm64).
+# (RL2_TESTDIR, built by make -C tests arm64); and vm_kcsan_env's.
 vm_arch_env() {
 	local arch
 	arch=$(kernel_arch "$1")
 	export RL2_VM_ARCH=$arch
+	vm_kcsan_env "$1"
 	# the caller's own BUSYBOX, for the host-arch rows after a foreign one
 	[[ -n ${RL2_HOST_BUSYBOX+x} ]] || RL2_HOST_BUSYBOX=${BUSYBOX-}
 	if [[ $arch == amd64 ]]; then

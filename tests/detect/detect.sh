@@ -18,6 +18,7 @@ for bug; do
 	ubsan) want='UBSAN: array-index-out-of-bounds' ;;
 	kfence) want='BUG: KFENCE: use-after-free read' ;;
 	kasan) want='BUG: KASAN: slab-out-of-bounds' ;;
+	warn) want='WARNING: CPU: ' ;;
 	*) echo "detect: unknown bug '$bug'"; rc=1; continue ;;
 	esac
 	timeout -s KILL 60 insmod "$ko" bug="$bug" || echo "detect: insmod bug=$bug failed"

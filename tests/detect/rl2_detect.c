@@ -8,7 +8,8 @@
  *	insmod rl2_detect.ko bug=NAME	(then rmmod rl2_detect)
  *
  * NAME: circular, inconsistent (lockdep), sleep (DEBUG_ATOMIC_SLEEP),
- * ubsan (UBSAN_BOUNDS), kfence, kasan.  Each bug is real but harmless:
+ * ubsan (UBSAN_BOUNDS), kfence, kasan, warn (a WARN(), which the KCSAN
+ * kernel's boots no longer panic on).  Each bug is real but harmless:
  * nothing deadlocks, sleeps in atomic context or touches memory another
  * object owns.  Lockdep reports once per boot and turns itself off, as a
  * KASAN report turns it off too: one lockdep case per boot, before kasan.
@@ -27,7 +28,7 @@
 
 static char bug[16];
 module_param_string(bug, bug, sizeof(bug), 0400);
-MODULE_PARM_DESC(bug, "circular, inconsistent, sleep, ubsan, kfence or kasan");
+MODULE_PARM_DESC(bug, "circular, inconsistent, sleep, ubsan, kfence, kasan or warn");
 
 static DEFINE_MUTEX(lock_a);
 static DEFINE_MUTEX(lock_b);
@@ -154,6 +155,13 @@ static int detect_kasan(void)
 	return ret;
 }
 
+/* A plain WARN(): what every other detector's panic_on_warn=1 stands for. */
+static int detect_warn(void)
+{
+	WARN(1, "rl2_detect: a WARN for the harness\n");
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -164,6 +172,7 @@ static const struct {
 	{ "ubsan", detect_ubsan },
 	{ "kfence", detect_kfence },
 	{ "kasan", detect_kasan },
+	{ "warn", detect_warn },
 };
 
 static int __init rl2_detect_init(void)

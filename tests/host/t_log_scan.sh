@@ -86,5 +86,55 @@ printf '%s\n' '[1] robust_list2-harness: expected OOM begin' '[2] BUG: KASAN: us
 	'[3] robust_list2-harness: expected OOM end' >"$tmp/log"
 if [[ -n $(scan "$tmp/log") ]]; then ok "a KASAN report inside the OOM window is caught"; else nok "a KASAN report inside the OOM window is missed"; fi
 
+# The KCSAN kernel (6.12-kcsan, booted with panic_on_warn=0): a data-race
+# report that names the module fails the run; one inside the kernel is
+# excused and its header listed for the host; a WARN still fails.
+kscan() { KCSAN=1 KCSAN_OUTSIDE=$tmp/outside scan "$1"; }
+kcsan_report() {	# kcsan_report FUNCS FRAME...: one report, as 6.12 prints it
+	local f=$1
+	shift
+	echo '[20.1] =================================================================='
+	echo "[20.1] BUG: KCSAN: data-race in $f"
+	echo '[20.1] '
+	echo '[20.1] read-write to 0xffffffffc0012340 of 8 bytes by task 123 on cpu 1:'
+	printf '[20.1]  %s\n' "$@"
+	echo '[20.1] '
+	echo '[20.1] Reported by Kernel Concurrency Sanitizer on:'
+	echo '[20.1] CPU: 1 UID: 0 PID: 123 Comm: rl2fz-exec Not tainted 6.12.118-rl2kcsan #1'
+	echo '[20.1] =================================================================='
+}
+rm -f "$tmp/outside"
+kcsan_report 'process_one_work / worker_thread' 'process_one_work+0x3e2/0x8a0' \
+	'worker_thread+0x35d/0x540' >"$tmp/log"
+kcsan_report 'rl2_fi_cov_start [robust_list2] / rl2_fi_cov_start [robust_list2]' \
+	'rl2_fi_cov_start+0x2a/0x80 [robust_list2]' 'rl2_ioctl+0x1c/0x60 [robust_list2]' \
+	'__x64_sys_ioctl+0xb7/0xf0' >"$tmp/ours"
+kcsan_report 'futex_wake / futex_wait_setup' 'futex_wake+0x91/0x2a0' \
+	'rl2_wake+0x44/0xa0 [robust_list2]' 'rl2_walk_list+0x3f1/0x720 [robust_list2]' >"$tmp/deep"
+if [[ -z $(kscan "$tmp/log") ]] && grep -q 'BUG: KCSAN: data-race in process_one_work / worker_thread' "$tmp/outside" 2>/dev/null; then
+	ok "a KCSAN report inside the kernel is excused and listed"
+else
+	nok "a KCSAN report inside the kernel: scan '$(kscan "$tmp/log")', listed '$(cat "$tmp/outside" 2>/dev/null)'"
+fi
+if kscan "$tmp/ours" | grep -q 'BUG: KCSAN: data-race in rl2_fi_cov_start'; then
+	ok "a KCSAN report in the module is caught"
+else
+	nok "a KCSAN report in the module is missed"
+fi
+if kscan "$tmp/deep" | grep -q 'BUG: KCSAN: data-race in futex_wake'; then
+	ok "a KCSAN report with the module's frames below the race is caught"
+else
+	nok "a KCSAN report with the module's frames below the race is missed"
+fi
+cat "$tmp/log" >"$tmp/both"
+echo '[21.0] WARNING: CPU: 1 PID: 77 at kernel/futex/core.c:1101 futex_exit_release+0x5d/0x70' >>"$tmp/both"
+if kscan "$tmp/both" | grep -q '^\[21.0\] WARNING: CPU'; then
+	ok "a WARN after an excused KCSAN report is caught"
+else
+	nok "a WARN after an excused KCSAN report is missed"
+fi
+printf '%s\n' '[12.3] BUG: KCSAN: data-race in process_one_work / worker_thread' >"$tmp/log"
+if [[ -n $(scan "$tmp/log") ]]; then ok "a KCSAN header on a kernel without KCSAN is caught"; else nok "a KCSAN header on a kernel without KCSAN is missed"; fi
+
 echo "t_log_scan: $passed passed, $failed failed"
 ((failed == 0))
