@@ -30,6 +30,8 @@
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/kcov.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
 
 #include "fault_inject.h"
 
@@ -52,9 +54,26 @@ MODULE_PARM_DESC(fi_plant, "test build: bugs to plant (1 overrun, 2 lost wake, 4
 /* Written without a lock on purpose by RL2_FI_PLANT_RACE. */
 static unsigned long rl2_fi_racy;
 
-bool rl2_fi_plant(unsigned int bug)
+static bool rl2_fi_plant(unsigned int bug)
 {
 	return READ_ONCE(fi_plant) & bug;
+}
+
+/* RL2_FI_PLANT_LOST_WAKE: a 32-bit list's wake goes to no address. */
+u32 __user *rl2_fi_wake_addr(u32 __user *u, bool is32)
+{
+	return is32 && rl2_fi_plant(RL2_FI_PLANT_LOST_WAKE) ? NULL : u;
+}
+
+/*
+ * RL2_FI_PLANT_OVERRUN: a walk that came back to the head after @n >= 3
+ * entries clears the 4 bytes right after the head (@past, a host address
+ * the walk never checked).
+ */
+void rl2_fi_list_end(unsigned long past, unsigned long n)
+{
+	if (n >= 3 && rl2_fi_plant(RL2_FI_PLANT_OVERRUN) && past < TASK_SIZE)
+		(void)put_user(0U, (u32 __user *)past);
 }
 
 bool rl2_fi_cov_start(void)

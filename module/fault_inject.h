@@ -19,7 +19,8 @@
 int rl2_fi_unregister_error(void);
 bool rl2_fi_skip_redirect(const char *sym);
 bool rl2_fi_unlock_race(void);
-bool rl2_fi_plant(unsigned int bug);
+u32 __user *rl2_fi_wake_addr(u32 __user *u, bool is32);
+void rl2_fi_list_end(unsigned long past, unsigned long n);
 bool rl2_fi_cov_start(void);
 void rl2_fi_cov_stop(bool started);
 #else
@@ -38,9 +39,13 @@ static inline bool rl2_fi_unlock_race(void)
 	return false;
 }
 
-static inline bool rl2_fi_plant(unsigned int bug)
+static inline u32 __user *rl2_fi_wake_addr(u32 __user *u, bool is32)
 {
-	return false;
+	return u;
+}
+
+static inline void rl2_fi_list_end(unsigned long past, unsigned long n)
+{
 }
 
 static inline bool rl2_fi_cov_start(void)

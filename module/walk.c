@@ -218,11 +218,10 @@ static __always_inline unsigned long rl2_futex_uaddr(struct rl2_walk *w,
  */
 static void rl2_wake(struct rl2_walk *w, unsigned long uaddr)
 {
-	u32 __user *u = (u32 __user *)uaddr;
+	/* test build: RL2_FI_PLANT_LOST_WAKE, a bug for make fuzz */
+	u32 __user *u = rl2_fi_wake_addr((u32 __user *)uaddr, w->is32);
 	long ret;
 
-	if (w->is32 && rl2_fi_plant(RL2_FI_PLANT_LOST_WAKE))
-		return;		/* test build: a bug for make fuzz */
 	ret = rl2_kcall_do_futex(u, FUTEX_WAKE, 1, NULL, NULL, 0,
 				 FUTEX_BITSET_MATCH_ANY);
 	if (ret <= 0)
@@ -324,16 +323,6 @@ static __always_inline int rl2_handle_entry(struct rl2_walk *w,
  */
 #define RL2_RESCHED_EVERY	32
 
-/* RL2_FI_PLANT_OVERRUN: clear the word right after the list's head. */
-static void rl2_fi_overrun(struct rl2_walk *w, unsigned long head)
-{
-	unsigned long h;
-
-	if (rl2_host_addr(w, head + (w->is32 ? sizeof(struct rl2_head32) :
-				     sizeof(struct robust_list_head)), &h))
-		rl2_user_clear(h, sizeof(u32), NULL);
-}
-
 /* Walk one list; @head is the guest address of its head (w->base set). */
 static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 {
@@ -406,9 +395,10 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 	}
 	w->budget = left;
 	w->entries += n;
-	/* test build: a bug for make fuzz, the word past a long list's head */
-	if (entry == head && n >= 3 && rl2_fi_plant(RL2_FI_PLANT_OVERRUN))
-		rl2_fi_overrun(w, head);
+	/* test build: RL2_FI_PLANT_OVERRUN, a bug for make fuzz */
+	rl2_fi_list_end(w->base + head + (w->is32 ? sizeof(struct rl2_head32) :
+					  sizeof(struct robust_list_head)),
+			entry == head ? n : 0);
 
 	if (pending)
 		rl2_handle_entry(w, pending, offset, pip, true);
