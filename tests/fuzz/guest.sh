@@ -19,7 +19,10 @@ for d in "$@"; do
 done
 echo "rl2fz: $(ls /tmp/rl2fz/corpus | wc -l) inputs to start from"
 [ ! -c /dev/ttyS3 ] || export RL2FZ_TRACE=/dev/ttyS3
-"$here/rl2fz" -max_total_time="$secs" -timeout=150 -rss_limit_mb=0 -max_len=512 \
+# -len_control=0: inputs may grow to -max_len at once; by default
+# libFuzzer raises its length limit slowly from the seeds' (a 3-minute run
+# stayed at 41 bytes), and a program of several lists is 60-150 bytes.
+"$here/rl2fz" -max_total_time="$secs" -timeout=150 -rss_limit_mb=0 -max_len=512 -len_control=0 \
 	-print_final_stats=1 -artifact_prefix=/tmp/rl2fz/crashes/ /tmp/rl2fz/corpus
 rc=$?
 echo "rl2fz: libFuzzer exited $rc"

@@ -31,8 +31,10 @@
  * the death and after it: a model of the walk over the slots the device
  * reported (GET_BASED) says which words must become (word & WAITERS) |
  * FUTEX_OWNER_DIED and which waiters must be woken; every other word of
- * the lists' pages must be unchanged (checked only when every list stayed
- * inside the arena, where the model can follow it); every errno must be
+ * the lists' pages must be unchanged (checked unless a list went into
+ * memory of the executor outside the arena, which the model cannot follow:
+ * a pointer into no mapping of its /proc/PID/maps ends the walk there, as
+ * the module's fault does); every errno must be
  * documented; the executor must die within 60 s.  A violation aborts:
  * libFuzzer keeps the input as a crash.  Kernel warnings panic the VM
  * (panic_on_warn=1), which the host reports.
@@ -245,13 +247,13 @@ static void parse(const uint8_t *data, size_t size, struct prog *pg)
 		for (j = 0; j < l->n; j++)
 			l->entry[j] = cell(rd8(&r)) - (l->based ? l->base : 0);
 		/* the links, then the head, then the words */
-		switch (endk % 6) {
-		case 0: end = l->ghead; break;
-		case 1: end = l->n ? l->entry[(endk / 6) % l->n] : l->ghead; break;
+		switch (endk % 8) {	/* back at the head in 3 of 8 */
+		case 1: end = l->n ? l->entry[(endk / 8) % l->n] : l->ghead; break;
 		case 2: end = l->n ? l->entry[l->n - 1] : l->ghead; break;
 		case 3: end = 0; break;
 		case 4: end = rd64(&r); break;
-		default: end = cell(rd8(&r)); break;
+		case 5: end = cell(rd8(&r)); break;
+		default: end = l->ghead; break;
 		}
 		if (f & 0x20) {
 			uint8_t pp = rd8(&r);
@@ -338,14 +340,74 @@ struct expect {
 
 static struct expect ex;
 
+/*
+ * The executor's readable mappings other than the arena, from its
+ * /proc/PID/maps once it is ready: a list pointer into none of them is a
+ * fault for sure, which ends that walk, so the model still follows every
+ * other list; only a pointer into one of them (its stack, its image) is
+ * memory the model cannot follow.
+ */
+#define MAX_MAPS	64
+static struct { uint64_t lo, hi; } maps[MAX_MAPS];
+static unsigned int nmaps;
+static bool maps_unknown;	/* /proc/PID/maps unread: anything may be mapped */
+
+static void read_maps(pid_t pid)
+{
+	char path[64], line[512], perm[8];
+	unsigned long long lo, hi;
+	FILE *f;
+
+	nmaps = 0;
+	maps_unknown = true;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) != 3 || perm[0] != 'r')
+			continue;
+		if (lo >= RL2FZ_ARENA && hi <= RL2FZ_ARENA + RL2FZ_PAGES * RL2FZ_PAGE)
+			continue;	/* the arena: modelled page by page */
+		if (nmaps == MAX_MAPS) {
+			fclose(f);
+			return;
+		}
+		maps[nmaps].lo = lo;
+		maps[nmaps++].hi = hi;
+	}
+	maps_unknown = false;
+	fclose(f);
+}
+
+/* Is some byte of [h, h + size) in no readable mapping of the executor? */
+static bool unmapped(uint64_t h, unsigned int size)
+{
+	for (uint64_t a = h; a < h + size; a++) {
+		unsigned int i;
+
+		for (i = 0; i < nmaps; i++)
+			if (a >= maps[i].lo && a < maps[i].hi)
+				break;
+		if (i == nmaps)
+			return true;
+	}
+	return false;
+}
+
 /* 0 readable, -1 a fault for sure, 1 outside what the model follows */
 static int readable(uint64_t h, unsigned int size, bool write)
 {
+	uint64_t ctl_lo = RL2FZ_ARENA;
 	uint64_t lo = RL2FZ_ARENA + RL2FZ_CTL_PAGES * RL2FZ_PAGE;
 	uint64_t hi = RL2FZ_ARENA + RL2FZ_PAGES * RL2FZ_PAGE;
 
-	if (h < lo || h + size > hi || h + size < h)
-		return 1;
+	if (h + size < h)
+		return -1;
+	if (h + size <= ctl_lo || h >= hi)
+		return !maps_unknown && unmapped(h, size) ? -1 : 1;
+	if (h < lo || h + size > hi)
+		return 1;	/* the program's own pages, or across the arena's end */
 	for (uint64_t p = (h - RL2FZ_ARENA) / RL2FZ_PAGE;
 	     p <= (h + size - 1 - RL2FZ_ARENA) / RL2FZ_PAGE; p++) {
 		if (ctl->prot[p] == RL2FZ_PROT_NONE)
@@ -414,12 +476,14 @@ static bool model_word(uint64_t base, uint64_t g, uint32_t tid, bool pi,
 	return true;
 }
 
-static bool model_ptr(uint64_t base, uint64_t g, unsigned int size, uint64_t *v)
+static bool model_ptr(uint64_t base, uint64_t g, unsigned int size, uint64_t *v,
+		      const struct prog *pg)
 {
 	uint64_t h = base + g;
+	uint64_t limit = pg->abi32 ? 0xffffe000ULL : 0x7ffffffff000ULL;
 	int rc;
 
-	if (h < base)
+	if (h < base || h >= limit)
 		return false;
 	rc = readable(h, size, false);
 	if (rc) {
@@ -438,9 +502,9 @@ static void model_list(uint32_t tid, uint64_t ghead, uint64_t base, bool is32,
 	int64_t off;
 	bool pi, pip;
 
-	if (!model_ptr(base, ghead, ps, &next) ||
-	    !model_ptr(base, ghead + ps, ps, &offv) ||
-	    !model_ptr(base, ghead + 2 * ps, ps, &pendv))
+	if (!model_ptr(base, ghead, ps, &next, pg) ||
+	    !model_ptr(base, ghead + ps, ps, &offv, pg) ||
+	    !model_ptr(base, ghead + 2 * ps, ps, &pendv, pg))
 		return;
 	off = is32 ? (int32_t)offv : (int64_t)offv;
 	entry = next & ~1ULL;
@@ -462,7 +526,7 @@ static void model_list(uint32_t tid, uint64_t ghead, uint64_t base, bool is32,
 			return;
 		}
 		seen[steps++] = entry;
-		rn = model_ptr(base, entry, ps, &next);
+		rn = model_ptr(base, entry, ps, &next, pg);
 		if (entry != pending)
 			ok = model_word(base, g, tid, pi, false, is32, pg);
 		if (!ok || !rn)
@@ -721,6 +785,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail("op %u (nr %u) answered errno %u, which no command documents",
 		     ctl->bad_op - 1, ctl->ops[ctl->bad_op - 1].nr, ctl->bad_errno);
 	memcpy(before, arena, sizeof(before));
+	read_maps(pid);
 
 	/* waiters on words whose value is known now */
 	for (i = 0; i < ctl->nwait; i++)

@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make fuzz's seed programs (tests/fuzz/seeds/), written byte by byte in
+# the layout parse() of rl2fz.c reads; run it after changing that layout.
+# Each seed is an ordinary program the fuzzer mutates from: lists of 3 to
+# 6 entries that end back at their head, inside the arena (where the
+# controller follows every word), contended words with a waiter on them,
+# every ABI and every death.  A seed, with its bytes:
+#   header  abi32 | death << 1 | (threads - 1) << 3  (death: 0 exit,
+#           1 exit_group, 2 SIGKILL, 3 exec), then lists, ops, waiters,
+#           and page protections (pages 6..9, 2 bits each)
+#   a list  flags (1 32-bit, slot << 2, 0x20 pending, 0x40 pending PI,
+#           0x80 PI links), entries, head cell, offset kind (0: two
+#           pointers after the entry), end (0: back at the head), how
+#           (0 SET, 1 CREATE, 2 SET_BASED), base page; one cell (128
+#           bytes) per entry, [the pending entry's cell,] one word kind
+#           per entry and one for the pending entry, read even when there
+#           is none (1 owner, 4 FUTEX_WAITERS, 0 nobody)
+#   waiters one byte each: the index of the word (in list order)
+set -eu
+out=${1:-$(dirname "$0")/seeds}
+mkdir -p "$out"
+seed() {	# seed NAME BYTES...: the bytes in hex
+	name=$1
+	shift
+	: >"$out/$name"
+	for b; do printf "\\$(printf '%03o' "0x$b")" >>"$out/$name"; done
+}
+#          hdr nl no nw prot | flags n head off end how base | entries | words | waiters
+seed list64-4-exit-2waiters \
+	00 01 00 02 00  00 04 00 00 00 00 00  10 20 30 40  05 01 05 01 00  00 02
+seed list32-3-kill-waiter \
+	04 01 00 01 00  05 03 08 00 00 00 00  18 28 38  05 01 01 00  00
+seed m32-list32-5-exitgroup-create \
+	03 01 00 01 00  01 05 50 00 00 01 00  60 68 70 78 80  01 05 01 01 01 00  01
+seed based32-3-exec \
+	06 01 00 01 00  09 03 20 00 00 02 01  30 40 50  05 01 01 00  00
+seed two-lists-pending-2threads \
+	0a 02 00 02 00  20 03 00 00 00 00 00  10 18 28  48  01 05 01 04 \
+	0d 03 90 05 00 00 00  98 a0 a8  05 01 01 00  03 04
+seed list64-6-pi-kill-4threads \
+	1c 01 00 01 00  80 06 60 00 00 00 00  61 62 63 64 65 66  01 05 01 01 05 01 00  01
