@@ -263,7 +263,7 @@ static void test_try_unlock_contract(void **state)
  */
 enum how { PLAIN, TRY64, TRY32, IOCTL, TRY32_BASED, TRY32_TWO_FDS, TRY64_INLINE,
 	   TRY32_INLINE, TRY64_COPY, TRY32_COPY, TRY32_FAR, TRY64_LSE, TRY32_LSE,
-	   TRY64_UNKNOWN, TRY32_UNKNOWN };
+	   TRY64_UNKNOWN, TRY32_UNKNOWN, TRY64_LEGACY };
 
 struct race {
 	enum how how;
@@ -275,6 +275,7 @@ struct race {
 	struct robust_list_head32 other32;	/* TRY32_TWO_FDS's slot 1: empty */
 	struct th_lock64 lock;
 	struct th_lock32 lock32;
+	struct robust_list_head slot;	/* TRY64_LEGACY: an empty list in a slot */
 };
 
 static bool race_is32(struct race *r)
@@ -390,6 +391,15 @@ static int racer(void *p)
 		/* unlock steps 1 and 2: mark pending, unlink */
 		r->head32.list_op_pending = th_p32(&r->lock32.list);
 		r->head32.list.next = th_p32(&r->head32.list);
+	} else if (r->how == TRY64_LEGACY) {
+		/* the lock on the legacy list; a slot only makes us walk the thread */
+		r->lock.futex = tid;
+		th_list64_add(&r->head, &r->lock, false);
+		ret = syscall(SYS_set_robust_list, &r->head, sizeof(r->head));
+		if (!ret)
+			ret = set_robust_list2(&r->slot, 4, TH_NATIVE, 0);
+		r->head.list_op_pending = &r->lock.list;
+		r->head.list.next = &r->head.list;
 	} else {
 		r->lock.futex = tid;
 		th_list64_add(&r->head, &r->lock, false);
@@ -411,6 +421,7 @@ static int racer(void *p)
 		__atomic_store_n(&r->head.list_op_pending, NULL, __ATOMIC_RELEASE);
 		break;
 	case TRY64:
+	case TRY64_LEGACY:
 		robust_list2_try_unlock64(&r->lock.futex, tid,
 					  (uint64_t *)&r->head.list_op_pending);
 		break;
@@ -512,6 +523,7 @@ static uint32_t run_race_at(enum how how, int extra, bool *pending_when_released
 	th_list64_init(&r->head, TH_OFF64);
 	th_list32_init(&r->head32, TH_OFF32);
 	th_list32_init(&r->other32, TH_OFF32);
+	th_list64_init(&r->slot, TH_OFF64);
 	assert_int_equal(0, robust_list2_stats(&before));
 
 	pid = th_spawn_child(racer, r);
@@ -588,6 +600,27 @@ static void test_race_try_unlock32_leaves_memory_alone(void **state)
 	uint64_t fixups;
 	uint32_t tid;
 	uint32_t word = run_race(TRY32, &pending, &fixups, &tid);
+
+	assert_true(pending);
+	assert_int_equal(1, fixups);
+	assert_int_equal(tid, word);
+}
+
+/*
+ * A lock on the legacy list (set_robust_list()) unlocked with our
+ * try-unlock by a thread that also has a slot: the kernel walks that list
+ * right after us, so the fix-up clears its pending field too, else the
+ * kernel would mark the reused word.
+ */
+static void test_race_try_unlock64_legacy_list_leaves_memory_alone(void **state)
+{
+	bool pending;
+	uint64_t fixups;
+	uint32_t tid, word;
+
+	if (!TH_LP64)
+		skip();		/* a 32-bit process's legacy list is the compat one */
+	word = run_race(TRY64_LEGACY, &pending, &fixups, &tid);
 
 	assert_true(pending);
 	assert_int_equal(1, fixups);
@@ -766,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_race_plain_unlock_corrupts_reused_memory),
 		cmocka_unit_test(test_race_try_unlock64_leaves_memory_alone),
 		cmocka_unit_test(test_race_try_unlock32_leaves_memory_alone),
+		cmocka_unit_test(test_race_try_unlock64_legacy_list_leaves_memory_alone),
 		cmocka_unit_test(test_race_try_unlock32_based_leaves_memory_alone),
 		cmocka_unit_test(test_race_try_unlock64_inline_leaves_memory_alone),
 		cmocka_unit_test(test_race_try_unlock64_inline_at_store),
