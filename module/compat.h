@@ -161,6 +161,11 @@ static inline void rl2_ftrace_clear_filter(struct ftrace_ops *ops)
  * get_user_pages_remote() lost its vmas argument in 6.5.  One page of @mm
  * at @addr with @flags; returns 1 (and *@page referenced), 0 or -errno.
  */
+/* 7.2's kcov_common_handle() returns a struct (fault_inject.c) */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0)
+#define RL2_KCOV_HANDLE_STRUCT
+#endif
+
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
 # define rl2_get_user_page(mm, addr, flags, page) \
 	get_user_pages_remote(mm, addr, 1, flags, page, NULL, NULL)

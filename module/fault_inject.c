@@ -33,6 +33,7 @@
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "fault_inject.h"
 
 static int fi_unregister_errno;
@@ -76,9 +77,26 @@ void rl2_fi_list_end(unsigned long past, unsigned long n)
 		(void)put_user(0U, (u32 __user *)past);
 }
 
+/*
+ * kcov_common_handle() returns a struct kcov_common_handle_id on 7.2 (a
+ * u64 before; 6.12 has the u64), empty without CONFIG_KCOV.  Only the
+ * test build uses it, so a kernel between the two with the wrong guess
+ * fails to build that build, not the module users get.
+ */
+static u64 rl2_fi_kcov_handle(void)
+{
+#if !IS_ENABLED(CONFIG_KCOV)
+	return 0;
+#elif defined(RL2_KCOV_HANDLE_STRUCT)
+	return kcov_common_handle().val;
+#else
+	return kcov_common_handle();
+#endif
+}
+
 bool rl2_fi_cov_start(void)
 {
-	u64 handle = kcov_common_handle();
+	u64 handle = rl2_fi_kcov_handle();
 
 	if (rl2_fi_plant(RL2_FI_PLANT_RACE))
 		rl2_fi_racy++;
