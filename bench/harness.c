@@ -249,6 +249,29 @@ double side_run(struct side *s)
  * within a pair, a stolen slice is an outlier the median ignores.
  * Records ns per operation (medians).
  */
+/* @slices interleaved pairs of the two sides per round, turns taken going first */
+static void run_rounds(struct figure *f, struct side *o, struct side *a, int slices)
+{
+	double ov[MAX_SLICES], av[MAX_SLICES], rv[MAX_SLICES];
+
+	slices = slices < 1 ? 1 : slices > MAX_SLICES ? MAX_SLICES : slices;
+	for (int r = 0; r < opt_rounds; r++) {
+		for (int i = 0; i < slices; i++) {
+			if ((i + r) & 1) {
+				av[i] = side_run(a);
+				ov[i] = side_run(o);
+			} else {
+				ov[i] = side_run(o);
+				av[i] = side_run(a);
+			}
+			rv[i] = ov[i] / av[i];
+		}
+		push(&f->ours, median_of(ov, slices));
+		push(&f->anchor, median_of(av, slices));
+		push(&f->ratio, median_of(rv, slices));
+	}
+}
+
 /*
  * Work a slice defers (RCU callbacks, a dead thread's reaping) runs in a
  * later slice, often the other side's.  For operations that defer much
@@ -261,53 +284,20 @@ void run_pair_long(struct figure *f, bench_fn ours, void *octx, bench_fn anchor,
 		   void *actx, double slice_ns, int pairs)
 {
 	struct side o = { .fn = ours, .ctx = octx }, a = { .fn = anchor, .ctx = actx };
-	double ov[MAX_SLICES], av[MAX_SLICES], rv[MAX_SLICES];
 
-	pairs = pairs < 1 ? 1 : pairs > MAX_SLICES ? MAX_SLICES : pairs;
 	a.chunk = calibrate(anchor, actx, slice_ns);
 	o.chunk = a.chunk;
 	ours(octx, o.chunk);		/* warm up at the size measured */
-	for (int r = 0; r < opt_rounds; r++) {
-		for (int i = 0; i < pairs; i++) {
-			if ((i + r) & 1) {
-				av[i] = side_run(&a);
-				ov[i] = side_run(&o);
-			} else {
-				ov[i] = side_run(&o);
-				av[i] = side_run(&a);
-			}
-			rv[i] = ov[i] / av[i];
-		}
-		push(&f->ours, median_of(ov, pairs));
-		push(&f->anchor, median_of(av, pairs));
-		push(&f->ratio, median_of(rv, pairs));
-	}
+	run_rounds(f, &o, &a, pairs);
 }
 
 void run_pair(struct figure *f, bench_fn ours, void *octx, bench_fn anchor, void *actx)
 {
 	struct side o = { .fn = ours, .ctx = octx }, a = { .fn = anchor, .ctx = actx };
-	int slices = (int)(ROUND_NS * opt_time / (2 * SLICE_NS));
-	double ov[MAX_SLICES], av[MAX_SLICES], rv[MAX_SLICES];
 
-	slices = slices < 1 ? 1 : slices > MAX_SLICES ? MAX_SLICES : slices;
 	o.chunk = calibrate(ours, octx, SLICE_NS);
 	a.chunk = calibrate(anchor, actx, SLICE_NS);
-	for (int r = 0; r < opt_rounds; r++) {
-		for (int i = 0; i < slices; i++) {
-			if ((i + r) & 1) {
-				av[i] = side_run(&a);
-				ov[i] = side_run(&o);
-			} else {
-				ov[i] = side_run(&o);
-				av[i] = side_run(&a);
-			}
-			rv[i] = ov[i] / av[i];
-		}
-		push(&f->ours, median_of(ov, slices));
-		push(&f->anchor, median_of(av, slices));
-		push(&f->ratio, median_of(rv, slices));
-	}
+	run_rounds(f, &o, &a, (int)(ROUND_NS * opt_time / (2 * SLICE_NS)));
 }
 
 /* -------------------------------------------------------------- module */
