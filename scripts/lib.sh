@@ -54,9 +54,20 @@ kernel_resolve() {
 	headers=$(kernel_raw_field "$alias" 4)
 	# the names are in the row's private index (kernel_apt_conf); the
 	# command can be replaced by a fake archive (tests: RL2_APT_PKGNAMES)
-	local pkgnames=true	# no index (offline): the cached kernels below
+	local pkgnames=true memo=	# no index (offline): the cached kernels below
 	if kernel_apt_conf "$alias"; then
 		pkgnames="env APT_CONFIG=$RL2_APT_STATE ${RL2_APT_PKGNAMES:-apt-cache pkgnames}"
+		# The answer is kept beside the index it came from, for as long as
+		# that index is unchanged: every script of a run asks (apt-cache
+		# rebuilds its cache each time where the host sets none: ~1 s a call).
+		[[ -n ${RL2_APT_PKGNAMES:-} ]] || memo=${RL2_APT_STATE%/apt.conf}/series/$alias
+		if [[ -n $memo && -s $memo ]] &&
+			[[ -z $(find "${RL2_APT_STATE%/apt.conf}/lists" -maxdepth 1 -name '*_Packages*' \
+				-newer "$memo" -print -quit) ]]; then
+			RL2_SERIES_ABI=$(<"$memo")
+			RL2_SERIES_CACHE[$alias]=$RL2_SERIES_ABI
+			return 0
+		fi
 	fi
 	if [[ $rel != *'*'* || $image != *'*'* || $headers != *'*'* ]]; then
 		msg "kernels.conf: $alias: a series needs a * in release, image and headers"
@@ -71,6 +82,10 @@ kernel_resolve() {
 			$pkgnames "${headers//\*/$abi}" 2>/dev/null |
 			grep -xF "${headers//\*/$abi}" >/dev/null; then
 			RL2_SERIES_ABI=$abi
+			if [[ -n $memo ]]; then
+				mkdir -p "${memo%/*}"
+				echo "$abi" >"$memo.$$" && mv "$memo.$$" "$memo"
+			fi
 			break
 		fi
 		abi=
