@@ -640,7 +640,13 @@ static void test_list_unmapped_during_walk(void **state)
 	struct unmap_race *r = th_shared_alloc(4096, false);
 
 	r->len = 4 << 20;
-	assert_int_equal(0, th_wait_child(th_spawn_child(unmap_race_child, r)));
+	/*
+	 * What is checked is that it ends and the kernel log stays clean, not
+	 * how fast: the owner's walk of ~170k entries races 1000 remaps of
+	 * 4 MiB, which under TCG on a loaded host took more than the usual
+	 * 10 s once (arm64-7.2, two VMs on two cores).
+	 */
+	assert_int_equal(0, th_wait_child_ms(th_spawn_child(unmap_race_child, r), 60000));
 	th_free(r, 4096);
 }
 
