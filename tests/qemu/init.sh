@@ -159,6 +159,7 @@ unload_module() {
 run_test() {
 	t=$1 name=${1##*/} tt=$(cfg test_timeout 120)
 	echo "# $name"
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	{
 		CMOCKA_MESSAGE_OUTPUT=TAP setsid timeout -s KILL "$tt" "$t" 2>&1 &
 		pid=$!
@@ -186,6 +187,7 @@ run_test() {
 		p=1
 	fi
 	P=$((P + p)) F=$((F + f)) S=$((S + s))
+	echo "# time: $name $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s"
 }
 
 # The files the host asked for (/etc/rl2/export: one guest path per line;
