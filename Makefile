@@ -64,10 +64,17 @@ demo: deps lib ## the FEX-style demo in a VM (KERNEL=6.12, or arm64-6.12)
 # the host checks, the Debian packages built and tested with apt, the VM
 # suite, plus a VM run on Debian 13's amd64 and arm64 kernels with the module
 # DKMS built there from the packages, and qemu-user with the integration
-# patch (check-emulator, its default kernels).
-check: deps check-host check-deb ## everything: host checks, packages, VM suites, emulator
-	$(MAKE) check-vm DEB_KERNEL="6.12-trixie $(if $(filter no,$(ARM64_DEB)),,arm64-6.12-trixie)"
-	$(MAKE) check-emulator
+# patch (check-emulator, its default kernels).  What boots a VM runs as
+# lanes of one check-vm, two at a time: the Debian 13 arm64 install
+# (check-deb's VM), every kernel, the emulators (tests/README.md, "Time").
+check: deps check-host ## everything: host checks, packages, VM suites, emulator
+	scripts/build-deb
+	$(if $(filter no,$(ARM64_DEB)),RL2_DEB_ARM64=no scripts/check-deb,scripts/build-deb arm64)
+	$(if $(filter no,$(ARM64_DEB)),,scripts/check-deb --arch amd64)
+	scripts/deps --qemu
+	$(MAKE) check-vm DEB_KERNEL=6.12-trixie \
+		DEB_INSTALL_KERNEL="$(if $(filter no,$(ARM64_DEB)),,arm64-6.12-trixie)" \
+		EMULATOR="$(EMULATOR_KERNEL)"
 	$(MAKE) demo
 
 deps: ## install the host packages the build and tests need (scripts/deps)
@@ -82,12 +89,17 @@ check-host: lib ## host-only checks, no VM: layouts, library, docs, packaging
 
 # The cmocka suites inside QEMU: make check-vm [KERNEL="6.1 6.12"]
 # [DEB_KERNEL="6.12-trixie ...": one more run on each with the module DKMS
-# built from the packages (scripts/check-deb)]
+# built from the packages (scripts/check-deb)] [DEB_INSTALL_KERNEL=...: the
+# same after check-deb installs them, in the lane] [EMULATOR="6.12 ...":
+# check-emulator on each, as lanes]
 check-vm: lib ## the test suites in QEMU: [KERNEL="6.1 6.12"] [DEB_KERNEL=6.12-trixie]
 	$(MAKE) -C tests vm
 	$(MAKE) -C tools
-	$(if $(filter arm64-%,$(or $(KERNEL),arm64-) $(DEB_KERNEL)),$(MAKE) -C tests arm64 armhf)
-	scripts/check-vm $(foreach k,$(DEB_KERNEL),--deb $(k)) $(KERNEL)
+	$(if $(filter arm64-%,$(or $(KERNEL),arm64-) $(DEB_KERNEL) $(DEB_INSTALL_KERNEL)),$(MAKE) -C tests arm64 armhf)
+	$(if $(EMULATOR),scripts/deps --qemu)
+	RL2_QEMU_USER=$(QEMU_USER) scripts/check-vm $(foreach k,$(DEB_KERNEL),--deb $(k)) \
+		$(foreach k,$(DEB_INSTALL_KERNEL),--deb-install $(k)) \
+		$(foreach k,$(EMULATOR),--emulator $(k)) $(KERNEL)
 
 # The Debian packages (debian/), built with dpkg-buildpackage on a copy of the
 # tree and checked by lintian, into build/deb/: the dkms package (all) and
