@@ -40,3 +40,10 @@ seed two-lists-pending-2threads \
 	0d 03 90 05 00 00 00  98 a0 a8  05 01 01 00  03 04
 seed list64-6-pi-kill-4threads \
 	1c 01 00 01 00  80 06 60 00 00 00 00  61 62 63 64 65 66  01 05 01 01 05 01 00  01
+# The program a 6.12-kcsan run of make fuzz was running when its guest went
+# silent (tests/README.md, "The fuzzer"): a 32-bit executor CREATEs a
+# 64-bit list of one entry at futex offset 1, then SET, GET, six INFO, and
+# exits.  It replays cleanly; every run starts from it, so a hang it does
+# cause is caught again.
+seed m32-create64-offset1-replayed \
+	01 01 ff ff 01  00 01 00 03 07 01 01  f7 01 01 01 01 01 01 00 09 00 09 00 02 00 00 99 00
