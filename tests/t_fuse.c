@@ -16,13 +16,14 @@
  *    but get_signal() took SIGKILL off the dying thread's own pending set).
  *
  *  - Writes (files "w", "x"): READ is answered, WRITE never.  The child
- *    writes its lock into a shared writable mapping of the file and starts
- *    writeback (sync_file_range()): the page is clean and write-protected,
- *    and until the WRITE is answered a store to it waits, uninterruptibly,
- *    in fuse_page_mkwrite() -> fuse_wait_on_page_writeback().  The server
- *    opens files with FOPEN_NOFLUSH: otherwise the exit's close of the
- *    file would wait for that WRITE in fuse_flush(), whatever the walk
- *    did.  The walk's
+ *    writes its lock into a shared writable mapping of the file and a
+ *    holder process it forked starts writeback (sync_file_range()): the
+ *    page is clean and write-protected, and until the WRITE is answered a
+ *    store to it waits, uninterruptibly, in fuse_page_mkwrite() ->
+ *    fuse_wait_on_page_writeback().  The child closed its descriptor
+ *    before writing, and the server opens files with FOPEN_NOFLUSH
+ *    (5.16 on): otherwise the exit's close of the file would wait for that
+ *    WRITE in fuse_flush(), whatever the walk did.  The walk's
  *    compare-exchange needs that write fault.  Ours hands it to a worker
  *    (module/fault_work.c) and waits for it only within the I/O budget: the
  *    child is reaped, the word given up (io_timeouts), the module pinned
@@ -35,10 +36,12 @@
  *    every lock is recovered.  The budget is set from a measurement of the
  *    walk on this machine (a third of it), so the walk outlasts it.
  *
- * Needs /dev/fuse (CONFIG_FUSE_FS=y on Debian's 6.12 and 7.2; a module on
- * 5.10 and 6.1, which the VM does not carry): skipped without it.
+ * Needs /dev/fuse (CONFIG_FUSE_FS=y on Debian's 6.12 and 7.2; on 5.10 and
+ * 6.1 fuse.ko, which scripts/fetch-kernel takes from the image package and
+ * the VM loads at boot): skipped without it.
  * RL2_TEST_FILTER runs a subset (cmocka_set_test_filter()).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -284,10 +287,23 @@ static void srv_release(void)
 	rmdir(MNT);
 }
 
+/* The write cases' file holders (struct kid), killed with the server gone. */
+static pid_t holders[8];
+
+static void kill_holders(void)
+{
+	for (unsigned int i = 0; i < sizeof(holders) / sizeof(holders[0]); i++)
+		if (holders[i] > 0) {
+			kill(holders[i], SIGKILL);
+			holders[i] = 0;
+		}
+}
+
 /* Release the server first: a child stuck in its I/O can only die then. */
 static int srv_stop(void **state)
 {
 	srv_release();
+	kill_holders();
 	th_kill_kids();
 	th_write_file(HUNG_TIMEOUT, "120");
 	if (saved_io_wait[0])
@@ -320,6 +336,27 @@ static char proc_state(pid_t pid)
 	if (th_read_file(path, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
 		return '?';
 	return p[1] == ' ' ? p[2] : '?';
+}
+
+/* Where each thread of a child that did not die is, for the failure's record. */
+static void print_stacks(pid_t pid)
+{
+	char path[320], buf[2048];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stack", pid, d->d_name);
+		if (th_read_file(path, buf, sizeof(buf)) > 0)
+			print_message("# thread %s of %d:\n%s", d->d_name, pid, buf);
+	}
+	closedir(dir);
 }
 
 static long module_refcnt(void)
@@ -360,6 +397,8 @@ static void read_stats(struct robust_list2_stats *st)
 struct kid {
 	uint32_t ready;
 	int32_t err;
+	int32_t holder;		/* the write case: who keeps the file open */
+	uint32_t sync, synced;	/* kid -> holder: write it back; holder: done */
 	bool legacy;
 	bool write;		/* the write case: files "w", "x" */
 };
@@ -369,6 +408,30 @@ static int register_list(struct kid *k, struct robust_list_head *head)
 	if (k->legacy)
 		return syscall(SYS_set_robust_list, head, sizeof(*head)) ? errno : 0;
 	return set_robust_list2(head, 0, TH_NATIVE, 0) ? errno : 0;
+}
+
+/*
+ * The write case's file holder: it keeps the file open and starts its
+ * writeback once the kid has written its lock, so that the kid itself has
+ * no descriptor of the file when it dies.  Every close of the file waits in
+ * fuse_flush() for a WRITE that is never answered, whatever the walk did;
+ * FOPEN_NOFLUSH (FUSE 7.35, Linux 5.16) spares newer kernels that, not
+ * 5.10.  The case kills the holder once the server is gone.
+ */
+static void holder_main(struct kid *k, int fd)
+{
+	th_wait_flag(&k->sync, 1, TH_TIMEOUT_MS);
+	/*
+	 * Write the page back: the server never answers that WRITE, so the
+	 * page stays clean and write-protected, and the next store to it
+	 * waits in fuse_page_mkwrite() until the WRITE is answered.
+	 */
+	if (sync_file_range(fd, 0, FILE_SIZE, SYNC_FILE_RANGE_WRITE))
+		k->err = errno;
+	th_set_flag(&k->synced, 1);
+	for (int i = 0; i < 600; i++)
+		th_sleep_ms(100);
+	_exit(0);
 }
 
 static int kid_main(void *p)
@@ -389,18 +452,21 @@ static int kid_main(void *p)
 		/* head and lock on the page (its READ is answered) */
 		struct robust_list_head *head = (void *)page;
 		struct th_lock64 *l = (void *)(page + 64);
+		pid_t h = fork();
 
+		if (h == 0)
+			holder_main(k, fd);
+		if (h < 0)
+			return 4;
+		k->holder = h;
+		close(fd);	/* the page is clean: nothing to flush yet */
 		th_list64_init(head, TH_OFF64);
 		l->futex = th_gettid();
 		th_list64_add(head, l, false);
 		k->err = register_list(k, head);
-		/*
-		 * Write it back: the server never answers that WRITE, so the
-		 * page stays clean and write-protected, and the next store to
-		 * it waits in fuse_page_mkwrite() until the WRITE is answered.
-		 */
-		if (!k->err && sync_file_range(fd, 0, FILE_SIZE, SYNC_FILE_RANGE_WRITE))
-			k->err = errno;
+		th_set_flag(&k->sync, 1);
+		if (!th_wait_flag(&k->synced, 1, TH_TIMEOUT_MS) && !k->err)
+			k->err = ETIMEDOUT;
 	} else {
 		/* registration reads nothing; the exit walk is the first access */
 		k->err = register_list(k, (void *)page);
@@ -422,6 +488,11 @@ static struct kid *kill_kid(bool legacy, bool write, pid_t *pid)
 	*pid = th_spawn_kid(kid_main, k);
 	assert_true(*pid > 0);
 	assert_true(th_wait_flag(&k->ready, 1, TH_TIMEOUT_MS));
+	for (unsigned int i = 0; k->holder > 0 && i < sizeof(holders) / sizeof(holders[0]); i++)
+		if (!holders[i]) {
+			holders[i] = k->holder;
+			break;
+		}
 	assert_int_equal(0, k->err);
 	/* the server has the WRITE: the page is write-protected now */
 	for (int i = 0; write && i < 500 && srv.writes == writes; i++)
@@ -529,14 +600,16 @@ static void test_slot_word_whose_write_fault_never_completes(void **state)
 	k = kill_kid(false, true, &pid);
 	status = poll_child(pid, 20000);
 	ms = th_now_ms() - t0;
-	if (status == 128 + SIGKILL)
+	if (status == 128 + SIGKILL) {
 		print_message("# robust_list2 word whose write fault never completes: kill -> "
 			      "waitpid %ld ms (io_wait_ms %s), %d WRITE requests left "
 			      "unanswered\n", ms, io_wait_ms_now(), srv.writes - writes);
-	else
+	} else {
 		print_message("# robust_list2 word whose write fault never completes: state %c "
 			      "%ld ms after SIGKILL (io_wait_ms %s)\n", proc_state(pid), ms,
 			      io_wait_ms_now());
+		print_stacks(pid);
+	}
 	assert_int_equal(128 + SIGKILL, status);
 	read_stats(&st1);
 	print_message("# io_timeouts +%llu, faults +%llu, recovered +%llu\n",
@@ -566,6 +639,7 @@ static void test_slot_word_whose_write_fault_never_completes(void **state)
 
 	/* abort the connection: the WRITEs fail, fuse_page_mkwrite() returns */
 	srv_release();
+	kill_holders();
 	status = poll_child(cpid, 10000);
 	assert_int_equal(128 + SIGKILL, status);
 	r = refcnt_settles(r0, 5000);
