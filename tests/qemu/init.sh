@@ -76,6 +76,17 @@ quiet=
 hpass() { P=$((P + 1)); [ -n "$quiet" ] || echo "ok - $*"; }
 hfail() { F=$((F + 1)); echo "not ok - $*"; }
 
+# The kernel's own modules the host put in (mkinitramfs --kmod: fuse.ko where
+# FUSE is a module), loaded before ours; one that does not load fails the run.
+for m in /lib/robust_list2/kmod/*.ko; do
+	[ -f "$m" ] || continue
+	if out=$(insmod "$m" 2>&1); then
+		hpass "insmod ${m##*/}"
+	else
+		hfail "insmod ${m##*/}: $out"
+	fi
+done
+
 # Kernel log lines since our marker (all of them if the ring buffer lost it).
 dmesg_since() {
 	dmesg | awk -v m="$MARK" 'index($0, m) { n = 0; next } { l[n++] = $0 }

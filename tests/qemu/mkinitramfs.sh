@@ -18,16 +18,19 @@ usage() {
 	usage: $RL2_PROG OUT.cpio.gz [--ko PATH] [--init PATH] [--add FILE]... [--dir HOSTDIR:GUESTDIR]...
 	  --ko PATH     module, installed as /lib/robust_list2/robust_list2.ko
 	  --init PATH   /init (default: $here/init.sh)
+	  --kmod PATH   a kernel module the guest loads at boot, before ours (fuse.ko
+	                where FUSE is a module: t_fuse needs /dev/fuse)
 	  --add FILE    FILE at the same absolute path, with the shared objects it loads
 	  --dir H:G     host directory H copied to G, with the shared objects its executables load
 	EOT
 }
 
-out='' ko='' init=$here/init.sh adds=() dirs=()
+out='' ko='' init=$here/init.sh adds=() dirs=() kmods=()
 while (($#)); do
 	case $1 in
 	--ko) ko=${2:?--ko needs a path}; shift ;;
 	--init) init=${2:?--init needs a path}; shift ;;
+	--kmod) kmods+=("${2:?--kmod needs a path}"); shift ;;
 	--add) adds+=("${2:?--add needs a file}"); shift ;;
 	--dir) dirs+=("${2:?--dir needs HOSTDIR:GUESTDIR}"); shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -117,6 +120,10 @@ progs=()
 ((${#sysroots[@]})) || progs=("$busybox")	# a foreign busybox: static anyway
 install -m 0755 "$init" "$stage/init"
 [[ -z $ko ]] || install -m 0644 "$ko" "$stage/lib/robust_list2/robust_list2.ko"
+for m in ${kmods[@]+"${kmods[@]}"}; do
+	mkdir -p "$stage/lib/robust_list2/kmod"
+	install -m 0644 "$m" "$stage/lib/robust_list2/kmod/${m##*/}"
+done
 
 for f in ${adds[@]+"${adds[@]}"}; do
 	f=$(realpath -s -- "$f")

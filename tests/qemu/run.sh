@@ -91,7 +91,10 @@ if [[ -n ${RL2_EXPORT:-} ]]; then
 	printf '%s\n' $RL2_EXPORT >"$cfg/export"
 	RL2_EXPORT_FILE=$out/export.b64
 fi
-"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz" --ko "$ko" \
+# the kernel's own modules fetch-kernel put beside its image (fuse.ko)
+kmods=()
+for m in "${vmlinuz%/*}"/*.ko; do [[ ! -f $m ]] || kmods+=(--kmod "$m"); done
+"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz" --ko "$ko" ${kmods[@]+"${kmods[@]}"} \
 	--dir "$cfg:/etc/rl2" ${files[@]+"${files[@]}"} || early_fail "initramfs build failed"
 
 accel=$(qemu_accel "$vmlinuz")
