@@ -36,8 +36,9 @@ module: ## the kernel module for KERNELRELEASE (KDIR): robust_list2.ko
 no-module: ## say why the module is not built (no headers in KDIR)
 	@echo "make: $(NO_KDIR_MSG)"
 
-# make lib ARCH=arm64: the aarch64 library in build/arm64/libshim/
-lib: ## librobust_list2 (.a, .so, .pc); ARCH=arm64: the aarch64 one
+# make lib: build/libshim/; make lib ARCH=arm64: the aarch64 library in
+# build/arm64/libshim/
+lib: ## librobust_list2 (.a, .so, .pc) in build/libshim/; ARCH=arm64: the aarch64 one
 	$(MAKE) -C libshim $(if $(filter arm64,$(ARCH)),ARCH=arm64)
 
 tests: lib ## every test program and the robust-list2 tool
@@ -56,8 +57,7 @@ demo: deps lib ## the FEX-style demo in a VM (KERNEL=6.12, or arm64-6.12)
 	@mkdir -p $(DEMO_DIR)
 	$(if $(DEMO_ARM64),$(MAKE) -s -C libshim ARCH=arm64)
 	$(DEMO_CC) -O2 -Wall -Wextra $(if $(WERROR),-Werror) -Iuapi -Ilibshim/include -pthread \
-		-o $(DEMO_DIR)/fex_demo examples/fex_demo.c \
-		$(if $(DEMO_ARM64),build/arm64/)libshim/librobust_list2.a
+		-o $(DEMO_DIR)/fex_demo examples/fex_demo.c $(DEMO_DIR)/libshim/librobust_list2.a
 	scripts/vm-run --kernel $(DEMO_K) -- $(DEMO_DIR)/fex_demo
 
 # Everything, on every kernel of the default matrix (scripts/kernels.conf):
