@@ -29,9 +29,21 @@ help: ## this list: every target with one line
 	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/\1|\2/p' Makefile | \
 		awk -F'|' '{ printf "  %-16s %s\n", $$1, $$2 }'
 
-module: ## the kernel module for KERNELRELEASE (KDIR): robust_list2.ko
+# Everything built goes to build/ (git status stays clean).  kbuild writes
+# its objects next to the sources of M= on every kernel we support (MO=, a
+# separate output directory, came only in 6.13), so the module's sources are
+# copied to build/module/ (a changed file only, so make rebuilds what
+# changed) and kbuild runs there: build/module/robust_list2.ko.
+MOD_OUT  := $(CURDIR)/build/module
+MOD_SRCS := Kbuild dkms.conf $(wildcard module/*.c module/*.h module/*.S uapi/linux/*.h)
+
+$(MOD_OUT)/%: %
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+module: $(addprefix $(MOD_OUT)/,$(MOD_SRCS)) ## the kernel module for KERNELRELEASE (KDIR), in build/module/
 	$(if $(HAVE_KDIR),,$(error $(NO_KDIR_MSG)))
-	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_WERROR) modules
+	$(MAKE) -C $(KDIR) M=$(MOD_OUT) $(KBUILD_WERROR) modules
 
 no-module: ## say why the module is not built (no headers in KDIR)
 	@echo "make: $(NO_KDIR_MSG)"
@@ -194,7 +206,7 @@ bench: lib ## benchmarks in QEMU against the kernel's own robust list
 # (updates/ since 6.4, extra/ before), under DESTDIR if given.
 MODULE_DIR := $(DESTDIR)/lib/modules/$(KERNELRELEASE)
 install: modules-load ## install the module for KERNELRELEASE, loaded at boot
-	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	$(MAKE) -C $(KDIR) M=$(MOD_OUT) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	$(if $(DESTDIR),,depmod -a $(KERNELRELEASE))
 
 install-lib: lib ## install the library, headers, .pc and man pages under PREFIX
@@ -258,12 +270,7 @@ style: ## checkpatch.pl --strict on module/
 check-docs: ## man pages, README example, Makefile help, design.md against the code
 	scripts/check-docs
 
-clean: ## remove the build output
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	$(MAKE) -C libshim clean
-	$(MAKE) -C tests clean
-	-$(MAKE) -C tools clean
-	-$(MAKE) -C bench clean
+clean: ## remove the build output: build/
 	rm -rf build
 
 .PHONY: demo all help module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-emulator coverage fuzz check-kcsan bench install install-lib \
