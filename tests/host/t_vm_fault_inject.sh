@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 alias=${1:?usage: t_vm_fault_inject.sh ALIAS}
 tests=$RL2_ROOT/build/tests/fi	# make -C tests vm
 arch=$(kernel_arch "$alias")
-[[ $arch == amd64 ]] || tests=$RL2_BUILD/$arch/tests/fi	# make -C tests arm64
+[[ $arch == amd64 ]] || tests=$RL2_ROOT/build/$arch/tests/fi	# make -C tests arm64
 for t in fi_hooks fi_stub; do
 	[[ -x $tests/$t ]] || die "$tests/$t is not built (make -C tests vm, or arm64)"
 done
