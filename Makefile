@@ -29,15 +29,28 @@ help: ## this list: every target with one line
 	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/\1|\2/p' Makefile | \
 		awk -F'|' '{ printf "  %-16s %s\n", $$1, $$2 }'
 
-module: ## the kernel module for KERNELRELEASE (KDIR): robust_list2.ko
+# Everything built goes to build/ (git status stays clean).  kbuild writes
+# its objects next to the sources of M= on every kernel we support (MO=, a
+# separate output directory, came only in 6.13), so the module's sources are
+# copied to build/module/ (a changed file only, so make rebuilds what
+# changed) and kbuild runs there: build/module/robust_list2.ko.
+MOD_OUT  := $(CURDIR)/build/module
+MOD_SRCS := Kbuild dkms.conf $(wildcard module/*.c module/*.h module/*.S uapi/linux/*.h)
+
+$(MOD_OUT)/%: %
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+module: $(addprefix $(MOD_OUT)/,$(MOD_SRCS)) ## the kernel module for KERNELRELEASE (KDIR), in build/module/
 	$(if $(HAVE_KDIR),,$(error $(NO_KDIR_MSG)))
-	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_WERROR) modules
+	$(MAKE) -C $(KDIR) M=$(MOD_OUT) $(KBUILD_WERROR) modules
 
 no-module: ## say why the module is not built (no headers in KDIR)
 	@echo "make: $(NO_KDIR_MSG)"
 
-# make lib ARCH=arm64: the aarch64 library in build/arm64/libshim/
-lib: ## librobust_list2 (.a, .so, .pc); ARCH=arm64: the aarch64 one
+# make lib: build/libshim/; make lib ARCH=arm64: the aarch64 library in
+# build/arm64/libshim/
+lib: ## librobust_list2 (.a, .so, .pc) in build/libshim/; ARCH=arm64: the aarch64 one
 	$(MAKE) -C libshim $(if $(filter arm64,$(ARCH)),ARCH=arm64)
 
 tests: lib ## every test program and the robust-list2 tool
@@ -56,8 +69,7 @@ demo: deps lib ## the FEX-style demo in a VM (KERNEL=6.12, or arm64-6.12)
 	@mkdir -p $(DEMO_DIR)
 	$(if $(DEMO_ARM64),$(MAKE) -s -C libshim ARCH=arm64)
 	$(DEMO_CC) -O2 -Wall -Wextra $(if $(WERROR),-Werror) -Iuapi -Ilibshim/include -pthread \
-		-o $(DEMO_DIR)/fex_demo examples/fex_demo.c \
-		$(if $(DEMO_ARM64),build/arm64/)libshim/librobust_list2.a
+		-o $(DEMO_DIR)/fex_demo examples/fex_demo.c $(DEMO_DIR)/libshim/librobust_list2.a
 	scripts/vm-run --kernel $(DEMO_K) -- $(DEMO_DIR)/fex_demo
 
 # Everything, on every kernel of the default matrix (scripts/kernels.conf):
@@ -194,7 +206,7 @@ bench: lib ## benchmarks in QEMU against the kernel's own robust list
 # (updates/ since 6.4, extra/ before), under DESTDIR if given.
 MODULE_DIR := $(DESTDIR)/lib/modules/$(KERNELRELEASE)
 install: modules-load ## install the module for KERNELRELEASE, loaded at boot
-	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	$(MAKE) -C $(KDIR) M=$(MOD_OUT) $(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	$(if $(DESTDIR),,depmod -a $(KERNELRELEASE))
 
 install-lib: lib ## install the library, headers, .pc and man pages under PREFIX
@@ -258,12 +270,7 @@ style: ## checkpatch.pl --strict on module/
 check-docs: ## man pages, README example, Makefile help, design.md against the code
 	scripts/check-docs
 
-clean: ## remove the build output
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	$(MAKE) -C libshim clean
-	$(MAKE) -C tests clean
-	-$(MAKE) -C tools clean
-	-$(MAKE) -C bench clean
+clean: ## remove the build output: build/
 	rm -rf build
 
 .PHONY: demo all help module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-emulator coverage fuzz check-kcsan bench install install-lib \

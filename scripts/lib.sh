@@ -6,6 +6,8 @@
 RL2_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RL2_CACHE=${RL2_CACHE:-$HOME/.cache/robust_list2}	# downloads: never inside the repo
 RL2_BUILD=${RL2_BUILD:-$RL2_ROOT/build}			# per-kernel build output
+# (make's own output is always $RL2_ROOT/build/, whatever RL2_BUILD says:
+# build/libshim/, build/m32/, build/tests/, build/tools/, build/bench/, build/arm64/)
 RL2_KERNELS=${RL2_KERNELS:-$RL2_ROOT/scripts/kernels.conf}
 RL2_PROG=${0##*/}
 
@@ -235,7 +237,7 @@ vm_arch_env() {
 	fi
 	RL2_SYSROOT=$("$RL2_ROOT/scripts/toolchain" --sysroot "$arch") || return 1
 	export BUSYBOX=$RL2_SYSROOT/bin/busybox
-	export RL2_ARCH_TESTDIR=$RL2_BUILD/$arch/tests
+	export RL2_ARCH_TESTDIR=$RL2_ROOT/build/$arch/tests
 	# armhf builds of the suites (make -C tests armhf) run in the same VM
 	if [[ $arch == arm64 ]] && compgen -G "$RL2_ARCH_TESTDIR/t_*.armhf" >/dev/null; then
 		RL2_SYSROOT+=:$("$RL2_ROOT/scripts/toolchain" --sysroot armhf) || return 1

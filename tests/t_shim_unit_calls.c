@@ -9,8 +9,8 @@
  * including a fault provoked inside their window to check what the module
  * relies on there (the instruction pointer, ZF and pop in (E)DX).
  *
- * Built twice: t_shim_unit_calls, and t_shim_unit_calls32 with -m32
- * against libshim/m32 (try_unlock_i386.S; pointers zero-extended into
+ * Built twice: t_shim_unit_calls, and t_shim_unit_calls.m32 with -m32
+ * against the -m32 library (try_unlock_i386.S; pointers zero-extended into
  * __u64).
  */
 #include <errno.h>

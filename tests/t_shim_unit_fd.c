@@ -7,8 +7,8 @@
  * descriptor, and the try-unlock window sent once right after every open
  * (its failure ignored).  Against the fake kernel of lib/shim_fake.c.
  *
- * Built twice: t_shim_unit_fd, and t_shim_unit_fd32 with -m32 against
- * libshim/m32.
+ * Built twice: t_shim_unit_fd, and t_shim_unit_fd.m32 with -m32 against
+ * the -m32 library.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../scripts/lib.sh"
 alias=${1:?usage: t_vm_cortex_a72.sh ALIAS}
 [[ $(kernel_arch "$alias") == arm64 ]] || die "$alias is not an arm64 kernel"
-tests=$RL2_BUILD/arm64/tests	# make -C tests arm64 armhf
+tests=$RL2_ROOT/build/arm64/tests	# make -C tests arm64 armhf
 progs=("$tests/t_unlock")
 [[ ! -x $tests/t_unlock.armhf ]] || progs+=("$tests/t_unlock.armhf")
 [[ -x ${progs[0]} ]] || die "${progs[0]} is not built (make -C tests arm64)"

@@ -15,9 +15,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/../../scripts/lib.sh"
 alias=${1:?usage: t_vm_fault_inject.sh ALIAS}
-tests=$RL2_ROOT/tests/fi
+tests=$RL2_ROOT/build/tests/fi	# make -C tests vm
 arch=$(kernel_arch "$alias")
-[[ $arch == amd64 ]] || tests=$RL2_BUILD/$arch/tests/fi	# make -C tests arm64
+[[ $arch == amd64 ]] || tests=$RL2_ROOT/build/$arch/tests/fi	# make -C tests arm64
 for t in fi_hooks fi_stub; do
 	[[ -x $tests/$t ]] || die "$tests/$t is not built (make -C tests vm, or arm64)"
 done

@@ -12,8 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 usage() {
 	cat <<-EOT
 	usage: $RL2_PROG --name NAME --image VMLINUZ --ko MODULE --out DIR [--timeout SEC]
-	  Boot VMLINUZ with MODULE loaded and run every executable tests/t_* (not
-	  t_shim_unit*) plus the files listed in tests/vm-files.
+	  Boot VMLINUZ with MODULE loaded and run every executable build/tests/t_*
+	  (not t_shim_unit*: make -C tests vm) plus the files listed in its vm-files.
 	  Prints "NAME: P passed, F failed[, S skipped]"; exit 0 iff nothing failed.
 	  Output in DIR: console.log, result.txt, summary, initramfs.cpio.gz.
 	environment:
@@ -21,7 +21,7 @@ usage() {
 	  TEST_TIMEOUT=120     per test binary, in the guest
 	  QEMU_ACCEL=tcg|kvm   default: tcg unless a cached KVM probe passed
 	  QEMU_MEM=1024M, QEMU_APPEND="extra kernel args"
-	  RL2_TESTDIR=DIR      test binaries (default: tests/)
+	  RL2_TESTDIR=DIR      test binaries (default: build/tests/)
 	  RL2_EXPORT="P..." RL2_EXPORT_TO=DIR   bring guest paths P (a directory:
 	                       its files) out of the guest into DIR (x86 only)
 	EOT
@@ -57,13 +57,14 @@ early_fail() { report 0 1 0 "$1"; exit 1; }
 [[ -f $vmlinuz ]] || early_fail "no kernel image $vmlinuz"
 [[ -f $ko ]] || early_fail "no module $ko"
 
-testdir=$(realpath -- "${RL2_TESTDIR:-$here/..}")
+testdir=$(realpath -- "${RL2_TESTDIR:-$here/../../build/tests}")
 files=()
 for t in "$testdir"/t_*; do
 	[[ -f $t && -x $t ]] || continue
 	[[ ${t##*/} == t_shim_unit* ]] && continue
 	# Only binaries of a current source: a renamed suite's old binary stays out.
-	[[ -z ${RL2_TESTDIR:-} && ! -f ${t%.m32}.c ]] && { msg "ignoring $t: no ${t%.m32}.c"; continue; }
+	src=$here/../${t##*/} src=${src%.m32}.c
+	[[ -z ${RL2_TESTDIR:-} && ! -f $src ]] && { msg "ignoring $t: no $src"; continue; }
 	files+=(--add "$t")
 done
 ((${#files[@]})) || msg "warning: no test binaries in $testdir (make tests?): harness steps only"
