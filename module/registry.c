@@ -247,15 +247,16 @@ static void rl2_task_free_shell_rcu(struct rcu_head *rcu)
  * rl2_task_free - free a detached record after a grace period
  * @rec: record returned by rl2_task_detach()
  *
- * Drops the record's window and module references: rl2_registry_exit()'s
- * rcu_barrier() waits for the callback before the caches go.  The
- * owner-only fields are gone from here on (the rcu_head shares them).
+ * Drops the record's window reference: rl2_registry_exit()'s rcu_barrier()
+ * waits for the callback before the caches go.  The caller drops the
+ * record's module reference when it is done with module text (the exit
+ * hook, last of all).  The owner-only fields are gone from here on (the
+ * rcu_head shares them).
  */
 void rl2_task_free(struct rl2_task *rec)
 {
 	rl2_window_put(rec->windows);
 	call_rcu(&rec->rcu, rl2_task_free_rcu);
-	module_put(THIS_MODULE);
 }
 
 /**
@@ -365,6 +366,7 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 		return;
 	rl2_task_detach();
 	rl2_task_free(rec);
+	module_put(THIS_MODULE);	/* the record's; our file holds one too */
 }
 
 /*
