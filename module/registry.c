@@ -14,6 +14,8 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/sched/signal.h>
+#include <linux/pid.h>
 
 #include "rl2_types.h"
 #include "registry.h"
@@ -307,7 +309,11 @@ static struct rl2_task *rl2_task_create(bool based)
 
 	key = (unsigned long)get_task_struct(current);
 	rec->task |= key;
-	rec->tid = task_pid_vnr(current);
+	/*
+	 * task_pid_vnr(current) without its RCU read section: current's own
+	 * struct pid cannot change under it (only its exec's de_thread()).
+	 */
+	rec->tid = pid_vnr(task_pid(current));
 
 	/* the _key variant: the table has an obj_hashfn (the kind bit) */
 	ret = rhashtable_lookup_insert_key(&rl2_tasks, &key, &rec->node,
