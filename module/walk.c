@@ -509,9 +509,16 @@ void rl2_walk_task(struct rl2_task *rec)
 		rl2_walk_list(&w, (unsigned long)(word & ~RL2_SLOT_FLAGS) - w.base);
 	}
 
-	atomic64_add(w.entries, &rl2_stats.entries);
-	atomic64_add(w.recovered, &rl2_stats.recovered);
-	atomic64_add(w.woken, &rl2_stats.woken);
+	/*
+	 * Module-wide counters are atomics every CPU shares: most threads die
+	 * holding no lock, so only what moved is added.
+	 */
+	if (w.entries)
+		atomic64_add(w.entries, &rl2_stats.entries);
+	if (w.recovered)
+		atomic64_add(w.recovered, &rl2_stats.recovered);
+	if (w.woken)
+		atomic64_add(w.woken, &rl2_stats.woken);
 	if (w.faults.io_timeouts)
 		atomic64_add(w.faults.io_timeouts, &rl2_stats.io_timeouts);
 }
