@@ -32,12 +32,15 @@
  * functions cannot be applied (nor can the module load after one): only
  * loading the module, which is root's decision, decides that.
  *
- * Unload.  A thread in the thunk holds a module reference, taken by the
- * callback and dropped at the end of rl2_exit_hook_release(); the thunk's
- * last instructions after it do not sleep, so the tasks-RCU grace period
- * of rl2_exit_hook_exit() sees them out of module text.  Every record and
- * open file holds a module reference too, so rmmod cannot begin while
- * any thread has a slot.  If unregistering the ops fails (only after
+ * Unload.  Every record and open file holds a module reference, so rmmod
+ * cannot begin while any thread has a slot.  A thread in the thunk has a
+ * record (the callback sends no other there, and only the thread itself
+ * removes it), and its reference is dropped last, at the end of
+ * rl2_exit_hook_release(): so the callback takes none of its own, and an
+ * exit pays no atomic on the module's shared refcount beyond the one the
+ * record already holds.  The thunk's last instructions after it do not
+ * sleep, so the tasks-RCU grace period of rl2_exit_hook_exit() sees them
+ * out of module text.  If unregistering the ops fails (only after
  * ftrace_kill(), a kernel ftrace bug), the ops still points into module
  * memory: the unload then waits, retrying, rather than free it.
  */
@@ -69,8 +72,10 @@ static struct ftrace_ops rl2_ops;
  * rl2_exit_hook_release - our part of futex_exit_release()/_exec_release()
  * @tsk: the exiting or exec'ing task (current)
  *
- * Called by the resume thunks with the module reference rl2_hook_cb()
- * took; the thunk then runs the kernel function's own body.
+ * Called by the resume thunks for a thread rl2_hook_cb() found a record
+ * of; the thunk then runs the kernel function's own body.  The record's
+ * module reference covers this function and the thunk until the last
+ * line here.
  */
 void rl2_exit_hook_release(struct task_struct *tsk)
 {
@@ -79,13 +84,16 @@ void rl2_exit_hook_release(struct task_struct *tsk)
 
 	if (tsk == current)
 		rec = rl2_task_detach();
-	if (rec) {
-		/* Also finishes a try-unlock the thread was stopped in. */
-		rl2_walk_task(rec);
-		rl2_task_free(rec);
+	/* The callback saw it, and only current removes its own record. */
+	if (WARN_ON_ONCE(!rec)) {
+		rl2_fi_cov_stop(cov);
+		return;
 	}
+	/* Also finishes a try-unlock the thread was stopped in. */
+	rl2_walk_task(rec);
+	rl2_task_free(rec);
 	rl2_fi_cov_stop(cov);
-	module_put(THIS_MODULE);
+	module_put(THIS_MODULE);	/* the record's */
 }
 
 rl2_release_proto_check(rl2_exit_hook_release);
@@ -105,10 +113,8 @@ static void notrace rl2_hook_cb(unsigned long ip, unsigned long parent_ip,
 		rl2_kcall_redirect(ip, fregs);
 		return;
 	}
+	/* A record pins the module until rl2_exit_hook_release() is done. */
 	if (likely(!rl2_task_registered()))
-		return;
-	/* The module is going: nobody can have a slot any more. */
-	if (!try_module_get(THIS_MODULE))
 		return;
 	rl2_ftrace_set_ip(fregs, thunk);
 }

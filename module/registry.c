@@ -14,6 +14,8 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/sched/signal.h>
+#include <linux/pid.h>
 
 #include "rl2_types.h"
 #include "registry.h"
@@ -209,7 +211,7 @@ struct rl2_task *rl2_task_self_slow(void)
 {
 	struct rl2_task *rec;
 
-	if (!rl2_filter_maybe())	/* e.g. a thread's first set */
+	if (!rl2_filter_maybe())	/* e.g. a process that never set */
 		return NULL;
 	rcu_read_lock();
 	rec = rl2_task_lookup(current);
@@ -247,15 +249,16 @@ static void rl2_task_free_shell_rcu(struct rcu_head *rcu)
  * rl2_task_free - free a detached record after a grace period
  * @rec: record returned by rl2_task_detach()
  *
- * Drops the record's window and module references: rl2_registry_exit()'s
- * rcu_barrier() waits for the callback before the caches go.  The
- * owner-only fields are gone from here on (the rcu_head shares them).
+ * Drops the record's window reference: rl2_registry_exit()'s rcu_barrier()
+ * waits for the callback before the caches go.  The caller drops the
+ * record's module reference when it is done with module text (the exit
+ * hook, last of all).  The owner-only fields are gone from here on (the
+ * rcu_head shares them).
  */
 void rl2_task_free(struct rl2_task *rec)
 {
 	rl2_window_put(rec->windows);
 	call_rcu(&rec->rcu, rl2_task_free_rcu);
-	module_put(THIS_MODULE);
 }
 
 /**
@@ -291,9 +294,17 @@ static struct rl2_task *rl2_task_alloc(bool based)
 	return &tb->t;
 }
 
-static struct rl2_task *rl2_task_create(bool based)
+/*
+ * current's record, made if it has none: for a set that fills a slot when
+ * this CPU's cache entry does not hold current's record, which is every
+ * thread's first set.  One walk of the hash chain finds the record or
+ * inserts the new one, where a lookup and then an insert took two.  A
+ * record made in vain (the thread had one, whose cache entry another
+ * thread took since) was never visible to anyone and is freed at once.
+ */
+static struct rl2_task *rl2_task_find_or_create(bool based)
 {
-	struct rl2_task *rec;
+	struct rl2_task *rec, *old;
 	unsigned long key;
 	int ret;
 
@@ -306,15 +317,22 @@ static struct rl2_task *rl2_task_create(bool based)
 
 	key = (unsigned long)get_task_struct(current);
 	rec->task |= key;
-	rec->tid = task_pid_vnr(current);
+	/*
+	 * task_pid_vnr(current) without its RCU read section: current's own
+	 * struct pid cannot change under it (only its exec's de_thread()).
+	 */
+	rec->tid = pid_vnr(task_pid(current));
 
 	/* the _key variant: the table has an obj_hashfn (the kind bit) */
-	ret = rhashtable_lookup_insert_key(&rl2_tasks, &key, &rec->node,
-					   rl2_task_params);
-	if (ret) {
+	old = rhashtable_lookup_get_insert_key(&rl2_tasks, &key, &rec->node,
+					       rl2_task_params);
+	if (old) {
 		put_task_struct(current);
 		rl2_task_free_mem(rec);
-		return ERR_PTR(ret == -EEXIST ? -EBUSY : -ENOMEM);
+		if (IS_ERR(old))
+			return ERR_PTR(-ENOMEM);
+		rl2_task_cache_fill(old);
+		return old;
 	}
 	atomic_inc(rl2_filter_counter(rl2_filter));
 	/*
@@ -365,6 +383,7 @@ static void rl2_task_put_if_empty(struct rl2_task *rec)
 		return;
 	rl2_task_detach();
 	rl2_task_free(rec);
+	module_put(THIS_MODULE);	/* the record's; our file holds one too */
 }
 
 /*
@@ -451,17 +470,23 @@ static bool rl2_head_in_other_slot(struct rl2_task *rec, unsigned int index,
 int rl2_slot_set_based(unsigned int index, u64 word, u64 base,
 		       struct rl2_window *win)
 {
-	struct rl2_task *rec = rl2_task_self();
+	struct rl2_task *rec = rl2_task_cached_self();
 
-	if (rec && word && rl2_head_in_other_slot(rec, index, word))
-		return -EINVAL;
-	if (!word)
+	if (!word) {
 		base = 0;
-	if (!rec && !word)
-		return 0;
-	if (!rec)
-		rec = rl2_task_create(base);
-	else if (base && !rl2_rec_bases(rec))
+		if (!rec)
+			rec = rl2_task_self_slow();
+		if (!rec)
+			return 0;
+	} else if (!rec) {
+		rec = rl2_task_find_or_create(base);
+		if (IS_ERR(rec))
+			return PTR_ERR(rec);
+	}
+	/* A new record has no slot in use: nothing to compare. */
+	if (word && rl2_head_in_other_slot(rec, index, word))
+		return -EINVAL;
+	if (base && !rl2_rec_bases(rec))
 		rec = rl2_task_make_based(rec);
 	if (IS_ERR(rec))
 		return PTR_ERR(rec);

@@ -51,6 +51,19 @@ static inline u64 rl2_slot_base(struct rl2_task *rec, unsigned int index)
 /* The record its owner last used on each CPU; see registry.c. */
 DECLARE_PER_CPU(struct rl2_task *, rl2_task_cached);
 
+/* current's record if this CPU's cache entry holds it, else NULL. */
+static inline struct rl2_task *rl2_task_cached_self(void)
+{
+	struct rl2_task *rec;
+	bool hit;
+
+	preempt_disable();
+	rec = __this_cpu_read(rl2_task_cached);
+	hit = rec && rl2_rec_task(rec) == current;
+	preempt_enable();
+	return hit ? rec : NULL;
+}
+
 /**
  * rl2_task_self - find current's record
  *
@@ -60,14 +73,9 @@ DECLARE_PER_CPU(struct rl2_task *, rl2_task_cached);
  */
 static inline struct rl2_task *rl2_task_self(void)
 {
-	struct rl2_task *rec;
-	bool hit;
+	struct rl2_task *rec = rl2_task_cached_self();
 
-	preempt_disable();
-	rec = __this_cpu_read(rl2_task_cached);
-	hit = rec && rl2_rec_task(rec) == current;
-	preempt_enable();
-	return likely(hit) ? rec : rl2_task_self_slow();
+	return likely(rec) ? rec : rl2_task_self_slow();
 }
 
 #endif /* _RL2_REGISTRY_H */

@@ -199,6 +199,60 @@ static __always_inline int rl2_fetch_entry(struct rl2_walk *w,
 	return 0;
 }
 
+/*
+ * The head's three fields (list.next, futex_offset, list_op_pending) in
+ * one user-access window with page faults disabled: what the walk of
+ * every list begins with, and all that a thread holding no lock at its
+ * exit reads.  False when the head is not wholly below the limit or a
+ * page is not present: then the caller reads field by field, through the
+ * paths that fault pages in within the exit's budget, with the same
+ * answer for any head this one accepts.
+ */
+static __always_inline bool rl2_head_get_nofault(struct rl2_walk *w,
+						 unsigned long head, u64 *next,
+						 long *offset, u64 *pending)
+{
+	unsigned long h, size = w->is32 ? sizeof(struct rl2_head32) :
+					  sizeof(struct robust_list_head);
+	bool ok = false;
+
+	if (!rl2_host_addr(w, head, &h) || w->limit - rl2_untag(h) < size)
+		return false;
+	pagefault_disable();
+	if (!user_access_begin((const void __user *)h, size))
+		goto out;
+	if (w->is32) {
+		const struct rl2_head32 __user *u = (const void __user *)h;
+		u32 n, p;
+		s32 o;
+
+		unsafe_get_user(n, &u->next, efault);
+		unsafe_get_user(o, &u->futex_offset, efault);
+		unsafe_get_user(p, &u->list_op_pending, efault);
+		*next = n;
+		*offset = o;
+		*pending = p;
+	} else {
+		const struct robust_list_head __user *u = (const void __user *)h;
+		unsigned long n, p;
+		long o;
+
+		unsafe_get_user(n, (const unsigned long __user *)&u->list.next, efault);
+		unsafe_get_user(o, &u->futex_offset, efault);
+		unsafe_get_user(p, (const unsigned long __user *)&u->list_op_pending,
+				efault);
+		*next = n;
+		*offset = o;
+		*pending = p;
+	}
+	ok = true;
+efault:
+	user_access_end();
+out:
+	pagefault_enable();
+	return ok;
+}
+
 /* The guest address of an entry's futex word (32-bit lists wrap). */
 static __always_inline unsigned long rl2_futex_uaddr(struct rl2_walk *w,
 						     unsigned long entry,
@@ -329,12 +383,20 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 	unsigned long entry, next, pending, tortoise;
 	unsigned long power = 1, lam = 0, left, n = 0;
 	bool pi, next_pi, pip;
+	u64 v_next, v_pending;
 	long offset;
 	int rc;
 
 	atomic64_inc(&rl2_stats.walks);
 
 	/* Head: list.next, futex_offset, list_op_pending. */
+	if (likely(rl2_head_get_nofault(w, head, &v_next, &offset, &v_pending))) {
+		entry = (unsigned long)(v_next & ~1ULL);
+		pi = v_next & 1;
+		pending = (unsigned long)(v_pending & ~1ULL);
+		pip = v_pending & 1;
+		goto walk;
+	}
 	if (rl2_fetch_entry(w, head, &entry, &pi))
 		goto fault;
 	if (w->is32) {
@@ -359,6 +421,7 @@ static void rl2_walk_list(struct rl2_walk *w, unsigned long head)
 	if (rc)
 		goto fault;
 
+walk:
 	tortoise = head;
 	left = w->budget;
 	while (entry != head) {
@@ -446,9 +509,16 @@ void rl2_walk_task(struct rl2_task *rec)
 		rl2_walk_list(&w, (unsigned long)(word & ~RL2_SLOT_FLAGS) - w.base);
 	}
 
-	atomic64_add(w.entries, &rl2_stats.entries);
-	atomic64_add(w.recovered, &rl2_stats.recovered);
-	atomic64_add(w.woken, &rl2_stats.woken);
+	/*
+	 * Module-wide counters are atomics every CPU shares: most threads die
+	 * holding no lock, so only what moved is added.
+	 */
+	if (w.entries)
+		atomic64_add(w.entries, &rl2_stats.entries);
+	if (w.recovered)
+		atomic64_add(w.recovered, &rl2_stats.recovered);
+	if (w.woken)
+		atomic64_add(w.woken, &rl2_stats.woken);
 	if (w.faults.io_timeouts)
 		atomic64_add(w.faults.io_timeouts, &rl2_stats.io_timeouts);
 }

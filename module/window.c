@@ -201,19 +201,24 @@ int rl2_window_merge(struct rl2_window **set, struct rl2_window *win)
 /*
  * Which widths (a mask of sizeof(u32) and sizeof(u64)) @pop would have as
  * the list_op_pending field of one of @rec's lists, compared without tags.
+ * Every exit whose flags look released comes here (on x86 that is any ZF
+ * left set by the code before the system call), so only the slots in use
+ * are looked at: one, for most threads.
  */
 static unsigned int rl2_pending_widths(struct rl2_task *rec, unsigned long pop)
 {
 	struct robust_list_head __user *legacy = rl2_task_robust_list(current);
-	unsigned int i, widths = 0;
+	unsigned int i, left = rec->nr_used, widths = 0;
 
 	pop = rl2_untag(pop);
-	for (i = 0; i < RL2_NR_SLOTS; i++) {
+	for (i = 0; left && i < RL2_NR_SLOTS; i++) {
 		u64 word = rec->slot[i];
-		unsigned long head = rl2_untag((unsigned long)(word & ~RL2_SLOT_FLAGS));
+		unsigned long head;
 
 		if (!word)
 			continue;
+		left--;
+		head = rl2_untag((unsigned long)(word & ~RL2_SLOT_FLAGS));
 		if (word & RL2_SLOT_32) {
 			if (pop == head + offsetof(struct rl2_head32, list_op_pending))
 				widths |= sizeof(u32);
