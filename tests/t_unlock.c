@@ -12,6 +12,14 @@
  * memory (the negative control: the test can see the bug); with
  * try-unlock the module finishes the unlock first and with the one-call
  * unlock there is no such moment at all.
+ *
+ * Map: the unlock ioctl's cases and the try-unlock contract (test_unlock_*,
+ * test_try_unlock_contract); then "the race": the racer child and how it
+ * is stopped per architecture (racer(), step_store_exclusive(),
+ * run_race_at()), the cases per unlock form (library call, inline copy
+ * in the public header, a copy the module does not know, LSE and
+ * exclusive forms on arm64), and the per-slot window cases; main() lists
+ * them all in that order.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -566,6 +574,8 @@ static uint32_t run_race(enum how how, bool *pending_when_released, uint64_t *fi
 {
 	return run_race_at(how, 0, pending_when_released, fixups, tid);
 }
+
+/* ---- the cases: one per unlock form and stopping point ---------------- */
 
 static void test_race_plain_unlock_corrupts_reused_memory(void **state)
 {

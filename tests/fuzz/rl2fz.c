@@ -38,6 +38,12 @@
  * documented; the executor must die within 60 s.  A violation aborts:
  * libFuzzer keeps the input as a crash.  Kernel warnings panic the VM
  * (panic_on_warn=1), which the host reports.
+ *
+ * Map: "the input" (parse() and the byte readers: what a program is),
+ * "the model of the walk" (model(): what the kernel's walk would write,
+ * from the executor's maps and memory, the oracle check() compares the
+ * arena with), "one program" (spawn/reap, feed_kcov(), check()), then
+ * libFuzzer's two entry points at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
