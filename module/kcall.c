@@ -37,6 +37,7 @@
  * lands on an instruction boundary.
  */
 #include <linux/module.h>
+#include <linux/err.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/slab.h>
@@ -123,7 +124,9 @@ static struct rl2_release_fn rl2_exit_fn, rl2_exec_fn;
  * patches no text (a disabled kprobe is never armed).  Only the public
  * struct kprobe is read.  sprint_symbol() must then name @sym at offset 0
  * or 4 (after the ENDBR slot on IBT kernels), or we refuse to use it.
- * (On arm64 this is sym+0, before the ftrace call slot.)
+ * (On arm64 this is sym+0, before the ftrace call slot.)  0 if @sym is
+ * not usable here, or -ENOMEM as an error value: a load that failed to
+ * allocate says so, not "not supported".
  */
 static unsigned long rl2_fentry_of(const char *sym, bool quiet)
 {
@@ -136,6 +139,8 @@ static unsigned long rl2_fentry_of(const char *sym, bool quiet)
 	int ret;
 
 	ret = register_kprobe(&kp);
+	if (ret == -ENOMEM)
+		return -ENOMEM;
 	if (ret) {
 		if (!quiet)
 			pr_err("cannot locate %s on this kernel (register_kprobe: %d); not supported\n",
@@ -147,7 +152,7 @@ static unsigned long rl2_fentry_of(const char *sym, bool quiet)
 
 	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
 	if (!buf)
-		return 0;
+		return -ENOMEM;
 	sprint_symbol(buf, ip);
 	if (strncmp(buf, sym, strlen(sym)) ||
 	    (strncmp(buf + strlen(sym), "+0x0/", 5) &&
@@ -162,7 +167,8 @@ static unsigned long rl2_fentry_of(const char *sym, bool quiet)
 
 /*
  * The first kernel function of @syms that this kernel has, checked as the
- * place our ftrace site offsets assume; 0 after one line that says why.
+ * place our ftrace site offsets assume; 0 after one line that says why,
+ * or an error value (IS_ERR_VALUE(): -ENOMEM).
  */
 static unsigned long rl2_resolve(const char *const *syms, const char **found)
 {
@@ -172,8 +178,8 @@ static unsigned long rl2_resolve(const char *const *syms, const char **found)
 	/* quiet while another name is left to try */
 	for (; *syms && !ip; syms++)
 		ip = rl2_fentry_of(*syms, syms[1]);
-	if (!ip)
-		return 0;
+	if (!ip || IS_ERR_VALUE(ip))
+		return ip;
 	*found = syms[-1];
 	if (copy_from_kernel_nofault(insn, (void *)ip, sizeof(insn)) ||
 	    !rl2_entry_expected(insn)) {
@@ -188,6 +194,8 @@ static int rl2_release_init(struct rl2_release_fn *fn,
 			    const char *const *syms)
 {
 	fn->site = rl2_resolve(syms, &fn->sym);
+	if (IS_ERR_VALUE(fn->site))
+		return (int)fn->site;
 	if (!fn->site)
 		return -ENOENT;
 	fn->resume = fn->site + RL2_ENTRY_RESUME;
@@ -209,6 +217,8 @@ int rl2_kcall_init(void)
 		const char *found;
 		unsigned long ip = rl2_resolve(s->syms, &found);
 
+		if (IS_ERR_VALUE(ip))
+			return (int)ip;
 		if (!ip)
 			return -ENOENT;
 		s->target = ip + RL2_ENTRY_WHOLE;
