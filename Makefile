@@ -76,16 +76,16 @@ demo: deps lib ## the FEX-style demo in a VM (KERNEL=6.12, or arm64-6.12)
 # the host checks, the Debian packages built and tested with apt, the VM
 # suite, plus a VM run on Debian 13's amd64 and arm64 kernels with the module
 # DKMS built there from the packages, and qemu-user with the integration
-# patch (check-emulator, its default kernels).  What boots a VM runs as
-# lanes of one check-vm, two at a time: the Debian 13 arm64 install
-# (check-deb's VM), every kernel, the emulators (tests/README.md, "Time").
+# patch (check-emulator, its default kernels).  The installs and what boots
+# a VM run as lanes of one check-vm, two at a time: the Debian 13 arm64
+# install (check-deb's VM), the Debian 12 and 13 amd64 installs (chroots),
+# every kernel, the emulators (tests/README.md, "Time").
 check: deps check-host ## everything: host checks, packages, VM suites, emulator
 	scripts/build-deb
 	$(if $(filter no,$(ARM64_DEB)),RL2_DEB_ARM64=no scripts/check-deb,scripts/build-deb arm64)
-	$(if $(filter no,$(ARM64_DEB)),,scripts/check-deb --arch amd64)
 	scripts/deps --qemu
-	$(MAKE) check-vm DEB_KERNEL=6.12-trixie \
-		DEB_INSTALL_KERNEL="$(if $(filter no,$(ARM64_DEB)),,arm64-6.12-trixie)" \
+	$(MAKE) check-vm \
+		$(if $(filter no,$(ARM64_DEB)),DEB_KERNEL=6.12-trixie,DEB_INSTALL_KERNEL="6.12-trixie arm64-6.12-trixie") \
 		EMULATOR="$(EMULATOR_KERNEL)"
 	$(MAKE) demo
 
