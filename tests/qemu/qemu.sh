@@ -67,10 +67,13 @@ qemu_setup() {
 	[[ $accel == tcg ]] && accel_opt="tcg,thread=${QEMU_TCG_THREAD:-single}"
 	# -display none, not -nographic: with -nographic SeaBIOS also draws on the serial
 	# console (escape sequences and banners in front of the kernel's output).
+	# log_buf_len: init.sh scans the kernel log once, at the end, and a debug
+	# kernel's suite (t_failnth's stack dumps) outgrew the default ring and
+	# lost the marker that excuses them (both architectures).
 	QEMU=(qemu-system-x86_64 -nodefaults -display none -no-reboot -monitor none
 		-machine q35 -accel "$accel_opt" -cpu "$cpu" -smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1024M}"
 		-kernel "$2" -initrd "$3"
-		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=4 ${*:5} ${QEMU_APPEND:-}"
+		-append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=4 log_buf_len=4M ${*:5} ${QEMU_APPEND:-}"
 		-serial "${RL2_CONSOLE:-stdio}" -serial file:"$4")
 	# QEMU_ICOUNT=OPTS: the guest clock counts executed instructions
 	# (-icount OPTS), so a timing repeats from boot to boot; TCG only.
@@ -114,7 +117,7 @@ qemu_setup_arm64() {
 		-machine virt -accel "tcg,thread=${QEMU_TCG_THREAD:-single}"
 		-cpu "${QEMU_CPU:-max,pauth-impdef=on}" -smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1024M}"
 		-kernel "$2" -initrd "$3"
-		-append "console=ttyAMA0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=4 rl2.verdict=$RL2_VERDICT_NONCE ${*:5} ${QEMU_APPEND:-}"
+		-append "console=ttyAMA0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 loglevel=4 log_buf_len=4M rl2.verdict=$RL2_VERDICT_NONCE ${*:5} ${QEMU_APPEND:-}"
 		-chardev "${RL2_CONSOLE:-stdio},id=con,logfile=$4.console,logappend=off"
 		-serial chardev:con)
 	rm -f "$4" "$4.console"
