@@ -3,10 +3,13 @@
  * The per-thread registration table: records keyed by task_struct in an
  * rhashtable, written only by their owner thread, read under RCU; a per-CPU
  * cache of the owner's own record; a counting filter per process that
- * answers "not registered" for bystanders in one load.  docs/design.md,
- * section 6, has the locking rules and why the filter stays exact.
+ * answers "not registered" for bystanders in one load; a small per-CPU
+ * pool of retired records a thread's first set reuses without a grace
+ * period.  docs/design.md, section 6, has the locking rules, why the
+ * filter stays exact and why readers may meet a reused record.
  */
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/rhashtable.h>
@@ -48,7 +51,9 @@ static int rl2_task_cmp(struct rhashtable_compare_arg *arg, const void *obj)
 {
 	const struct rl2_task *rec = obj;
 
-	return (rec->task ^ *(const unsigned long *)arg->key) & ~RL2_TASK_BASED;
+	/* READ_ONCE: a reader may meet a record being retired or reused */
+	return (READ_ONCE(rec->task) ^ *(const unsigned long *)arg->key) &
+	       ~RL2_TASK_BASED;
 }
 
 static const struct rhashtable_params rl2_task_params = {
@@ -62,6 +67,79 @@ static const struct rhashtable_params rl2_task_params = {
 };
 
 DEFINE_PER_CPU(struct rl2_task *, rl2_task_cached);
+
+/*
+ * The record pool.  Freeing a record through call_rcu() and allocating the
+ * next one from the memcg-charged slab is most of what a short-lived
+ * thread's registration costs (bench/README.md: about 620 instructions of
+ * a thread's life on arm64).  So a plain record (not a based one: those
+ * keep the call_rcu() path) whose owner retires it goes to its CPU's pool,
+ * and the next first set on that CPU takes it back at once.  What makes
+ * that safe is that a record's memory stays a struct rl2_task for as long
+ * as anyone can hold a pointer to it: a pooled record goes back to the
+ * slab only after a grace period (call_rcu() when the pool is full,
+ * rl2_registry_exit() at unload), as with SLAB_TYPESAFE_BY_RCU, and every
+ * reader that may meet a reused record revalidates it by its key:
+ *
+ *  - rl2_slot_get() on another thread re-reads the key after the slot
+ *    (smp_rmb() on both sides of the slot read; rl2_task_recycle() writes
+ *    the key 0 and smp_wmb() before the record can be reused, and a reuse
+ *    zeroes the slots and smp_wmb() before it writes the new key), so a
+ *    slot it answers was @t's;
+ *  - the per-CPU cache (rl2_task_cached_self()) matches only a record
+ *    whose key is current: only current writes its own key, and it writes
+ *    0 into a record it retires before anyone can reuse it, so a stale
+ *    entry never matches (and a retired record is in no entry);
+ *  - rhashtable lookups (rl2_task_lookup()) compare the key of every
+ *    record on the chain; a record retired and reinserted into another
+ *    chain while a lookup stands on it sends the walk on along that chain,
+ *    which ends on another bucket's nulls marker, and __rhashtable_lookup()
+ *    then restarts the bucket ("An object might have been moved to a
+ *    different hash chain", include/linux/rhashtable.h, the same code in
+ *    5.10, 6.1 and 6.12); reinserted into the same chain, it is at its
+ *    head again and the walk sees the whole chain.  A record's hash node
+ *    is never cleared, so a walk never meets a NULL next pointer.
+ *
+ * Bounded: RL2_POOL_MAX records per CPU.  One covers a thread pool's
+ * steady create-exit churn; 8 also absorb a batch of threads that exit
+ * before the next batch registers, and cost at most 8 * 96 = 768 bytes
+ * per CPU, still charged to the memory cgroups of the threads that made
+ * them.  Pool access is owner code with preemption disabled (set and the
+ * exit and exec hooks run in process context; nothing in irq context
+ * touches the pool).
+ */
+#define RL2_POOL_MAX		8
+
+struct rl2_pool {
+	unsigned int nr;
+	struct rl2_task *rec[RL2_POOL_MAX];
+};
+
+static DEFINE_PER_CPU(struct rl2_pool, rl2_pool);
+
+static int rl2_pooled_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned int n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(&rl2_pool, cpu)->nr);
+	return scnprintf(buf, PAGE_SIZE, "%u\n", n);
+}
+
+static int rl2_pooled_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+/* For the leak checks (tests/t_bounds.c): pooled records are in use. */
+static const struct kernel_param_ops rl2_pooled_ops = {
+	.set = rl2_pooled_set,
+	.get = rl2_pooled_get,
+};
+module_param_cb(pooled, &rl2_pooled_ops, NULL, 0444);
+MODULE_PARM_DESC(pooled,
+		 "Retired thread records kept for reuse, all CPUs together (at most 8 per CPU; read-only)");
 
 /*
  * Kernel memory per registered thread is budgeted (SPEC.md: 128 bytes with
@@ -108,10 +186,28 @@ int rl2_registry_init(void)
 	return 0;
 }
 
+/*
+ * Give every pooled record back to the slab.  Only at unload: no set, no
+ * get and no exit hook can run, and the caller waited for the grace
+ * period after the last of them.
+ */
+static void rl2_pool_drain(void)
+{
+	struct rl2_pool *p;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		p = per_cpu_ptr(&rl2_pool, cpu);
+		while (p->nr)
+			kmem_cache_free(rl2_task_cache, p->rec[--p->nr]);
+	}
+}
+
 /* Called once no record can exist (each one pins the module). */
 void rl2_registry_exit(void)
 {
 	rcu_barrier();			/* pending rl2_task_free_rcu() */
+	rl2_pool_drain();
 	kvfree(rl2_filter);		/* the exit hook is gone */
 	rhashtable_destroy(&rl2_tasks);
 	kmem_cache_destroy(rl2_based_cache);
@@ -231,6 +327,7 @@ static void rl2_task_free_mem(struct rl2_task *rec)
 		kmem_cache_free(rl2_task_cache, rec);
 }
 
+/* A based record's last reference: its task. */
 static void rl2_task_free_rcu(struct rcu_head *rcu)
 {
 	struct rl2_task *rec = container_of(rcu, struct rl2_task, rcu);
@@ -239,26 +336,78 @@ static void rl2_task_free_rcu(struct rcu_head *rcu)
 	rl2_task_free_mem(rec);
 }
 
-/* A record replaced by its based copy: its references went to the copy. */
-static void rl2_task_free_shell_rcu(struct rcu_head *rcu)
+/*
+ * A record without references: a plain one the pool had no room for, or
+ * one replaced by its based copy (its references went to the copy).
+ */
+static void rl2_task_free_mem_rcu(struct rcu_head *rcu)
 {
 	rl2_task_free_mem(container_of(rcu, struct rl2_task, rcu));
 }
 
+/*
+ * Retire current's plain record @rec, out of the table and every cache
+ * entry and without references: into this CPU's pool, or back to the slab
+ * after a grace period when the pool is full.  Its key goes to 0 first,
+ * ordered before anything a reuse will write (see the pool's comment).
+ */
+static void rl2_task_recycle(struct rl2_task *rec)
+{
+	struct rl2_pool *p;
+	bool kept = false;
+
+	preempt_disable();
+	WRITE_ONCE(rec->task, 0);
+	smp_wmb();			/* pairs with rl2_slot_get()'s smp_rmb() */
+	p = this_cpu_ptr(&rl2_pool);
+	if (p->nr < RL2_POOL_MAX) {
+		p->rec[p->nr++] = rec;
+		kept = true;
+	}
+	preempt_enable();
+	if (!kept)
+		call_rcu(&rec->rcu, rl2_task_free_mem_rcu);
+}
+
+/* A plain record from this CPU's pool, or NULL. */
+static struct rl2_task *rl2_pool_pop(void)
+{
+	struct rl2_task *rec = NULL;
+	struct rl2_pool *p;
+
+	preempt_disable();
+	p = this_cpu_ptr(&rl2_pool);
+	if (p->nr)
+		rec = p->rec[--p->nr];
+	preempt_enable();
+	return rec;
+}
+
 /**
- * rl2_task_free - free a detached record after a grace period
- * @rec: record returned by rl2_task_detach()
+ * rl2_task_free - retire a detached record
+ * @rec: record returned by rl2_task_detach(), current's
  *
- * Drops the record's window reference: rl2_registry_exit()'s rcu_barrier()
- * waits for the callback before the caches go.  The caller drops the
- * record's module reference when it is done with module text (the exit
- * hook, last of all).  The owner-only fields are gone from here on (the
- * rcu_head shares them).
+ * Drops the record's window and task references.  The task reference
+ * goes at once: @rec is current's, and current's own reference keeps this
+ * put from being the last; no reader dereferences a record's task, they
+ * only compare it.  A plain record goes to the pool (rl2_task_recycle()),
+ * a based one is freed after a grace period (rl2_registry_exit()'s
+ * rcu_barrier() waits for the callback before the caches go).  The caller
+ * drops the record's module reference when it is done with module text
+ * (the exit hook, last of all).  The owner-only fields are gone from here
+ * on (the rcu_head shares them).
  */
 void rl2_task_free(struct rl2_task *rec)
 {
+	struct task_struct *t = rl2_rec_task(rec);
+
 	rl2_window_put(rec->windows);
-	call_rcu(&rec->rcu, rl2_task_free_rcu);
+	if (rl2_rec_bases(rec)) {
+		call_rcu(&rec->rcu, rl2_task_free_rcu);
+		return;
+	}
+	rl2_task_recycle(rec);
+	put_task_struct(t);
 }
 
 /**
@@ -279,13 +428,32 @@ struct rl2_task *rl2_task_detach(void)
 	return rec;
 }
 
-/* A zeroed record, with the bases behind it if @based. */
+/*
+ * A record with every slot and owner field zeroed and key 0, with the
+ * bases behind it if @based.  A pooled record may still be read by
+ * readers that found it before it was retired: its hash node stays as it
+ * is (rhashtable writes it at insertion), and the zeroed slots are ordered
+ * before the key the caller writes next.
+ */
 static struct rl2_task *rl2_task_alloc(bool based)
 {
 	struct rl2_task_based *tb;
+	struct rl2_task *rec;
+	unsigned int i;
 
-	if (!based)
-		return kmem_cache_zalloc(rl2_task_cache, GFP_KERNEL);
+	if (!based) {
+		rec = rl2_pool_pop();
+		if (!rec)
+			return kmem_cache_zalloc(rl2_task_cache, GFP_KERNEL);
+		for (i = 0; i < RL2_NR_SLOTS; i++)
+			WRITE_ONCE(rec->slot[i], 0);
+		rec->tid = 0;
+		rec->nr_used = 0;
+		rec->cached_on = 0;
+		rec->windows = NULL;
+		smp_wmb();		/* the slots before the new key */
+		return rec;
+	}
 	tb = kmem_cache_zalloc(rl2_based_cache, GFP_KERNEL);
 	if (!tb)
 		return NULL;
@@ -294,13 +462,22 @@ static struct rl2_task *rl2_task_alloc(bool based)
 	return &tb->t;
 }
 
+/* Undo rl2_task_alloc() for a record that never entered the table. */
+static void rl2_task_unalloc(struct rl2_task *rec)
+{
+	if (rl2_rec_bases(rec))
+		rl2_task_free_mem(rec);		/* new from the slab: unseen */
+	else
+		rl2_task_recycle(rec);		/* may have come from the pool */
+}
+
 /*
  * current's record, made if it has none: for a set that fills a slot when
  * this CPU's cache entry does not hold current's record, which is every
  * thread's first set.  One walk of the hash chain finds the record or
  * inserts the new one, where a lookup and then an insert took two.  A
  * record made in vain (the thread had one, whose cache entry another
- * thread took since) was never visible to anyone and is freed at once.
+ * thread took since) was never in the table and goes back at once.
  */
 static struct rl2_task *rl2_task_find_or_create(bool based)
 {
@@ -316,7 +493,7 @@ static struct rl2_task *rl2_task_find_or_create(bool based)
 		return ERR_PTR(-ENOMEM);
 
 	key = (unsigned long)get_task_struct(current);
-	rec->task |= key;
+	WRITE_ONCE(rec->task, rec->task | key);
 	/*
 	 * task_pid_vnr(current) without its RCU read section: current's own
 	 * struct pid cannot change under it (only its exec's de_thread()).
@@ -327,8 +504,8 @@ static struct rl2_task *rl2_task_find_or_create(bool based)
 	old = rhashtable_lookup_get_insert_key(&rl2_tasks, &key, &rec->node,
 					       rl2_task_params);
 	if (old) {
+		rl2_task_unalloc(rec);
 		put_task_struct(current);
-		rl2_task_free_mem(rec);
 		if (IS_ERR(old))
 			return ERR_PTR(-ENOMEM);
 		rl2_task_cache_fill(old);
@@ -373,7 +550,11 @@ static struct rl2_task *rl2_task_make_based(struct rl2_task *old)
 	}
 	rl2_task_uncache(old);
 	rl2_task_cache_fill(rec);
-	call_rcu(&old->rcu, rl2_task_free_shell_rcu);
+	/*
+	 * Not pooled: a reader that found @old must still answer its
+	 * slots, which a retired record's key 0 would make it deny.
+	 */
+	call_rcu(&old->rcu, rl2_task_free_mem_rcu);
 	return rec;
 }
 
@@ -572,8 +753,21 @@ u64 rl2_slot_get(struct task_struct *t, unsigned int index, u64 *base)
 	}
 	rcu_read_lock();
 	rec = rl2_task_lookup(t);
-	if (rec)
+	if (rec) {
+		/*
+		 * @rec may be retired and reused by another thread at any
+		 * point here (see the pool's comment): its key, compared
+		 * by the lookup, before the slot, then the key again.  @t
+		 * is referenced, so no other task can have its address.
+		 */
+		smp_rmb();	/* the key compared, then the slot */
 		word = rl2_slot_read(rec, index, base);
+		smp_rmb();	/* the slot, then the key again */
+		if (unlikely(rl2_rec_task(rec) != t)) {
+			word = 0;		/* @t emptied it meanwhile */
+			*base = 0;
+		}
+	}
 	rcu_read_unlock();
 	return word;
 }

@@ -51,7 +51,14 @@ static inline u64 rl2_slot_base(struct rl2_task *rec, unsigned int index)
 /* The record its owner last used on each CPU; see registry.c. */
 DECLARE_PER_CPU(struct rl2_task *, rl2_task_cached);
 
-/* current's record if this CPU's cache entry holds it, else NULL. */
+/*
+ * current's record if this CPU's cache entry holds it, else NULL.  The
+ * entry may be stale and its record retired, even reused by another thread
+ * (registry.c, the pool): preemption disabled keeps its memory a record
+ * (pooled records go back to the slab only after a grace period), and only
+ * current writes current as a key, so the compare matches current's own
+ * live record and nothing else.
+ */
 static inline struct rl2_task *rl2_task_cached_self(void)
 {
 	struct rl2_task *rec;

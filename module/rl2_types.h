@@ -10,9 +10,12 @@
  * changes or removes its record (set acts on current, the exit and exec
  * walks run in the dying thread's own context), so the record needs no
  * lock of its own; other threads only read slots under RCU (get).  Each
- * record holds a reference on its task, so a record can never be matched
- * against a recycled task_struct, and a reference on this module, so the
- * module cannot be unloaded while any thread has a slot.
+ * record holds a reference on its task while it is in the table, so a
+ * record can never be matched against a recycled task_struct, and a
+ * reference on this module, so the module cannot be unloaded while any
+ * thread has a slot.  A retired plain record is reused by the next thread
+ * without a grace period (registry.c, the pool), so readers revalidate it
+ * by its key.
  */
 #ifndef _RL2_TYPES_H
 #define _RL2_TYPES_H
@@ -79,7 +82,8 @@ struct rl2_bases {
  * docs/design.md, "The registry").  Fields other threads read under RCU
  * (get, the per-CPU cache check) come first; the owner-only ones share
  * their memory with the rcu_head, which the owner writes last of all
- * (rl2_task_free()), so a reader of a record being freed never sees them.
+ * (rl2_task_free(), when the record is not pooled), so a reader of a
+ * record being freed never sees them.
  */
 struct rl2_task {
 	struct rhash_head node;		/* in the registry, keyed by the task */

@@ -273,6 +273,147 @@ static void test_own_record_across_cpus(void **state)
 }
 
 /*
+ * The module reuses a retired thread's record for the next thread that
+ * registers on that CPU at once, without a grace period (registry.c, the
+ * pool), so a get by TID may stand on a record that its thread gives up
+ * and another thread takes over meanwhile.  Threads of REUSE_LANES lanes
+ * register their lane's head and exit (with the slot set, or emptied
+ * first), one after the other in every lane, while the main thread reads
+ * slot 0 of whichever thread each lane shows: every answer must be ESRCH,
+ * empty, or that lane's own head, never another lane's; and while the
+ * lane still shows the same thread after the answer, exactly its head
+ * (it was registered throughout).
+ */
+#define REUSE_LANES	6
+
+struct reuse {
+	struct robust_list_head head[REUSE_LANES];
+	pid_t tid[REUSE_LANES];
+	volatile int stop;
+	long gets, heads, empty, esrch, spawned;
+	int bad, bad_lane, bad_from;
+	pid_t bad_tid;
+	void *bad_got;
+};
+
+static struct reuse *ru;
+
+static void *reuse_child(void *p)
+{
+	long lane = (long)p;
+	pid_t tid = th_gettid();
+
+	if (set_robust_list2(&ru->head[lane], 0, TH_NATIVE, 0))
+		ru->bad = 1;
+	__atomic_store_n(&ru->tid[lane], tid, __ATOMIC_RELEASE);
+	sched_yield();
+	__atomic_store_n(&ru->tid[lane], 0, __ATOMIC_RELEASE);
+	/* half of them give the record back here, half at exit */
+	if (tid & 1 && set_robust_list2(NULL, 0, TH_NATIVE, 0))
+		ru->bad = 2;
+	return NULL;
+}
+
+static void *reuse_lane(void *p)
+{
+	pthread_t t;
+
+	while (!ru->stop) {
+		if (pthread_create(&t, NULL, reuse_child, p)) {
+			ru->bad = 3;
+			break;
+		}
+		pthread_join(t, NULL);
+		__atomic_add_fetch(&ru->spawned, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* Which lane's head is @h: its index, or -1. */
+static int reuse_lane_of(void *h)
+{
+	for (int i = 0; i < REUSE_LANES; i++)
+		if (h == &ru->head[i])
+			return i;
+	return -1;
+}
+
+static void reuse_check(int lane)
+{
+	pid_t tid = __atomic_load_n(&ru->tid[lane], __ATOMIC_ACQUIRE), now;
+	void *got = (void *)1;
+	int ret;
+
+	if (!tid)
+		return;
+	ret = get_robust_list2(tid, &got, 0, 0);
+	now = __atomic_load_n(&ru->tid[lane], __ATOMIC_ACQUIRE);
+	ru->gets++;
+	if (ret) {
+		ru->esrch++;
+		if (errno == ESRCH && now != tid)
+			return;
+		/* ESRCH for a thread still registered, or another errno */
+		ru->bad = 5;
+		ru->bad_from = errno;
+		ru->bad_tid = tid;
+		return;
+	} else if (got == &ru->head[lane]) {
+		ru->heads++;
+		return;
+	} else if (!got) {
+		ru->empty++;
+		if (now != tid)
+			return;
+	}
+	ru->bad = 4;
+	ru->bad_lane = lane;
+	ru->bad_from = got ? reuse_lane_of(got) : -1;
+	ru->bad_tid = tid;
+	ru->bad_got = got;
+}
+
+static int reuse_process(void *arg)
+{
+	long end = th_now_ms() + RUN_MS;
+	pthread_t t[REUSE_LANES];
+
+	for (int i = 0; i < REUSE_LANES; i++)
+		th_list64_init(&ru->head[i], TH_OFF64);
+	for (long i = 0; i < REUSE_LANES; i++)
+		if (pthread_create(&t[i], NULL, reuse_lane, (void *)i))
+			return 2;
+	while (th_now_ms() < end && !ru->bad)
+		for (int i = 0; i < REUSE_LANES && !ru->bad; i++)
+			reuse_check(i);
+	ru->stop = 1;
+	for (int i = 0; i < REUSE_LANES; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
+static void test_get_while_records_are_reused(void **state)
+{
+	ru = th_shared_alloc(sizeof(*ru), false);
+	assert_non_null(ru);
+	run_child_leaving_no_record(reuse_process);
+	print_message("# reuse: %ld threads registered and exited; %ld gets: %ld their own head, "
+		      "%ld empty, %ld ESRCH\n", ru->spawned, ru->gets, ru->heads, ru->empty,
+		      ru->esrch);
+	if (ru->bad == 5)
+		print_error("get(%d), a thread still registered, failed: errno %d\n",
+			    ru->bad_tid, ru->bad_from);
+	if (ru->bad == 4)
+		print_error("get(%d) of lane %d answered %p (%s%d's head; its own is %p)\n",
+			    ru->bad_tid, ru->bad_lane, ru->bad_got,
+			    ru->bad_from >= 0 ? "lane " : "no lane, ", ru->bad_from,
+			    (void *)&ru->head[ru->bad_lane]);
+	assert_int_equal(0, ru->bad);
+	assert_true(ru->heads > 0);
+	th_free(ru, sizeof(*ru));
+}
+
+/*
  * Threads register in a loop while a sibling execs: they are killed in
  * de_thread() wherever they are, possibly inside the ioctl.  The exec'd
  * image checks its own slots are empty; afterwards no record is left.
@@ -381,6 +522,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_64_threads_set_get_clear_exit_fork),
 		cmocka_unit_test(test_own_record_across_cpus),
+		cmocka_unit_test(test_get_while_records_are_reused),
 		cmocka_unit_test(test_register_while_sibling_execs),
 		cmocka_unit_test(test_get_on_execing_and_exiting_target),
 	};
