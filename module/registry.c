@@ -369,12 +369,24 @@ static void rl2_task_recycle(struct rl2_task *rec)
 		call_rcu(&rec->rcu, rl2_task_free_mem_rcu);
 }
 
+/*
+ * reuse=N: new records come from the slab even when the pool has some,
+ * so that an allocation failure can be injected at every first set
+ * (tests/t_failnth.c); retired records are still pooled.  Root only.
+ */
+static bool rl2_reuse = true;
+module_param_named(reuse, rl2_reuse, bool, 0644);
+MODULE_PARM_DESC(reuse,
+		 "Take a new thread's record from the per-CPU pool (N: always from the slab, for fault-injection tests)");
+
 /* A plain record from this CPU's pool, or NULL. */
 static struct rl2_task *rl2_pool_pop(void)
 {
 	struct rl2_task *rec = NULL;
 	struct rl2_pool *p;
 
+	if (!READ_ONCE(rl2_reuse))
+		return NULL;
 	preempt_disable();
 	p = this_cpu_ptr(&rl2_pool);
 	if (p->nr)

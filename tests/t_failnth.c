@@ -325,6 +325,19 @@ static void check_empty(int dev, void *arg)
 	assert_int_equal(tasks_base, tasks_now(dev));
 }
 
+#define PARAM_REUSE	"/sys/module/robust_list2/parameters/reuse"
+
+/*
+ * A first set takes a pooled record when there is one (module/registry.c)
+ * and allocates nothing: reuse=N makes every one allocate, as the loops
+ * below need.  A module without the pool has no such parameter.
+ */
+static void pool_reuse(bool on)
+{
+	if (!access(PARAM_REUSE, W_OK))
+		assert_int_equal(0, th_write_file(PARAM_REUSE, on ? "Y" : "N"));
+}
+
 /*
  * Registering from a thread with no record (SET, CREATE, SET_BASED with
  * its base table), and a second registration beside one that stays.
@@ -339,6 +352,7 @@ static int child_registrations(void *unused)
 	int dev = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
 
 	assert_true(dev >= 0);
+	pool_reuse(false);
 	head64.list.next = &head64.list;
 	head64b.list.next = &head64b.list;
 	tasks_base = tasks_now(dev);
@@ -357,6 +371,7 @@ static int child_registrations(void *unused)
 		      false);
 	assert_true(t.enomem >= 1);
 	assert_int_equal((uintptr_t)&head64b, slot_head(dev, 0));
+	pool_reuse(true);
 	close(dev);
 	return 0;
 }
