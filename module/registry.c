@@ -219,10 +219,47 @@ unsigned int rl2_registry_count(void)
 	return atomic_read(&rl2_tasks.nelems);
 }
 
+/*
+ * rhashtable's fast paths are inline functions of its header.  On a KCSAN
+ * kernel each of our calls of one is a function of its own, rl2_rht_*, so
+ * that a race inside rhashtable's code (its bucket bit lock against its
+ * own reads, a rehash) is reported in rl2_rht_* and told apart from a race
+ * in ours (tests/qemu/init.sh); elsewhere they stay inline.
+ */
+#ifdef CONFIG_KCSAN
+#define RL2_RHT		noinline
+#else
+#define RL2_RHT		__always_inline
+#endif
+
+static RL2_RHT struct rl2_task *rl2_rht_lookup(struct task_struct *t)
+{
+	return rhashtable_lookup(&rl2_tasks, &t, rl2_task_params);
+}
+
+static RL2_RHT void rl2_rht_remove(struct rl2_task *rec)
+{
+	rhashtable_remove_fast(&rl2_tasks, &rec->node, rl2_task_params);
+}
+
+/* the _key variant: the table has an obj_hashfn (the kind bit) */
+static RL2_RHT struct rl2_task *
+rl2_rht_find_or_insert(unsigned long key, struct rl2_task *rec)
+{
+	return rhashtable_lookup_get_insert_key(&rl2_tasks, &key, &rec->node,
+						rl2_task_params);
+}
+
+static RL2_RHT int rl2_rht_replace(struct rl2_task *old, struct rl2_task *rec)
+{
+	return rhashtable_replace_fast(&rl2_tasks, &old->node, &rec->node,
+				       rl2_task_params);
+}
+
 /* @t's record, or NULL; the caller holds rcu_read_lock(). */
 static struct rl2_task *rl2_task_lookup(struct task_struct *t)
 {
-	return rhashtable_lookup(&rl2_tasks, &t, rl2_task_params);
+	return rl2_rht_lookup(t);
 }
 
 /* current's counter in @f (not NULL): see the comment at the top. */
@@ -434,7 +471,7 @@ struct rl2_task *rl2_task_detach(void)
 
 	if (!rec)
 		return NULL;
-	rhashtable_remove_fast(&rl2_tasks, &rec->node, rl2_task_params);
+	rl2_rht_remove(rec);
 	atomic_dec(rl2_filter_counter(rl2_filter));
 	rl2_task_uncache(rec);
 	return rec;
@@ -512,9 +549,7 @@ static struct rl2_task *rl2_task_find_or_create(bool based)
 	 */
 	rec->tid = pid_vnr(task_pid(current));
 
-	/* the _key variant: the table has an obj_hashfn (the kind bit) */
-	old = rhashtable_lookup_get_insert_key(&rl2_tasks, &key, &rec->node,
-					       rl2_task_params);
+	old = rl2_rht_find_or_insert(key, rec);
 	if (old) {
 		rl2_task_unalloc(rec);
 		put_task_struct(current);
@@ -554,8 +589,7 @@ static struct rl2_task *rl2_task_make_based(struct rl2_task *old)
 	rec->tid = old->tid;
 	rec->nr_used = old->nr_used;
 	rec->windows = old->windows;
-	ret = rhashtable_replace_fast(&rl2_tasks, &old->node, &rec->node,
-				      rl2_task_params);
+	ret = rl2_rht_replace(old, rec);
 	if (WARN_ON_ONCE(ret)) {	/* @old is current's, in the table */
 		rl2_task_free_mem(rec);
 		return ERR_PTR(ret);

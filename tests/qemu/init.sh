@@ -93,7 +93,9 @@ dmesg_since() {
 		END { for (i = 0; i < n; i++) print l[i] }'
 }
 # On a KCSAN kernel (6.12-kcsan) a data-race report is bad only if it
-# names the module (a frame or function of robust_list2, all rl2_*); the
+# names the module (a frame of robust_list2, all rl2_*) in one of its
+# racing stacks, where that stack's first module frame is not rl2_rht_*
+# (rhashtable's inline code, which the module calls through those); the
 # others, races in the kernel itself, are listed (kcsan_outside) and
 # excused: a report spans the lines from "BUG: KCSAN:" to the next rule.
 KCSAN_OUTSIDE=/tmp/rl2-kcsan-outside
@@ -101,11 +103,25 @@ KCSAN_OUTSIDE=/tmp/rl2-kcsan-outside
 dmesg_bad() {
 	dmesg_since | awk -v bad="$BAD" -v b="$OOM_BEGIN" -v e="$OOM_END" \
 		-v kcsan="$KCSAN" -v outside="$KCSAN_OUTSIDE" '
-		function flush(   i, ours) {
+		# Ours: a racing access whose first frame of the module is
+		# not an rl2_rht_* function (rhashtable code of the kernel
+		# header, out of line on KCSAN kernels: module/registry.c).
+		function flush(   i, ours, first) {
 			ours = 0
-			for (i = 0; i < nk; i++)
-				if (k[i] ~ /robust_list2|rl2_/)
-					ours = 1
+			first = ""
+			for (i = 0; i < nk; i++) {
+				if (k[i] ~ /BUG: KCSAN:/)
+					continue
+				if (k[i] ~ / by task [0-9]+ on cpu [0-9]+:|race at unknown origin/) {
+					first = ""
+					continue
+				}
+				if (k[i] ~ /robust_list2|rl2_/ && first == "") {
+					first = k[i]
+					if (first !~ /rl2_rht_/)
+						ours = 1
+				}
+			}
 			for (i = 0; i < nk; i++)
 				if (ours)
 					print k[i]
