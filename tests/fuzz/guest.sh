@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # make fuzz, inside the VM (scripts/fuzz starts it through scripts/vm-run):
-#   guest.sh SECONDS PLANT CORPUS_DIR...
+#   guest.sh SECONDS PLANT BINDIR CORPUS_DIR...
 # plants the fault-injection bugs of mask PLANT (module/fault_inject.c),
-# copies the corpora into /tmp/rl2fz/corpus and runs libFuzzer on rl2fz
-# for SECONDS; new inputs stay in /tmp/rl2fz/corpus and crash inputs go
-# to /tmp/rl2fz/crashes, which scripts/fuzz exports.
-secs=$1 plant=$2
-shift 2
-here=$(dirname "$0")
+# copies the corpora into /tmp/rl2fz/corpus and runs libFuzzer on
+# BINDIR/rl2fz (build/tests/fuzz/, with its executors) for SECONDS; new
+# inputs stay in /tmp/rl2fz/corpus and crash inputs go to
+# /tmp/rl2fz/crashes, which scripts/fuzz exports.
+secs=$1 plant=$2 bin=$3
+shift 3
 if [ "$plant" != 0 ]; then
 	echo "$plant" >/sys/module/robust_list2/parameters/fi_plant || exit 2
 	echo "rl2fz: planted bugs $plant"
@@ -22,7 +22,7 @@ echo "rl2fz: $(ls /tmp/rl2fz/corpus | wc -l) inputs to start from"
 # -len_control=0: inputs may grow to -max_len at once; by default
 # libFuzzer raises its length limit slowly from the seeds' (a 3-minute run
 # stayed at 41 bytes), and a program of several lists is 60-150 bytes.
-"$here/rl2fz" -max_total_time="$secs" -timeout=150 -rss_limit_mb=0 -max_len=512 -len_control=0 \
+"$bin/rl2fz" -max_total_time="$secs" -timeout=150 -rss_limit_mb=0 -max_len=512 -len_control=0 \
 	-print_final_stats=1 -artifact_prefix=/tmp/rl2fz/crashes/ /tmp/rl2fz/corpus
 rc=$?
 echo "rl2fz: libFuzzer exited $rc"
