@@ -99,7 +99,8 @@ dmesg_since() {
 # others, races in the kernel itself, are listed (kcsan_outside) and
 # excused: a report spans the lines from "BUG: KCSAN:" to the next rule.
 KCSAN_OUTSIDE=/tmp/rl2-kcsan-outside
-[ -d /sys/kernel/debug/kcsan ] && KCSAN=1 || KCSAN=0
+# (debugfs's "kcsan" is a file, the sanitizer's control: -e, not -d)
+[ -e /sys/kernel/debug/kcsan ] && KCSAN=1 || KCSAN=0
 dmesg_bad() {
 	dmesg_since | awk -v bad="$BAD" -v b="$OOM_BEGIN" -v e="$OOM_END" \
 		-v kcsan="$KCSAN" -v outside="$KCSAN_OUTSIDE" '
