@@ -260,7 +260,9 @@ static void test_try_unlock_contract(void **state)
  * TRY32_BASED: TRY32 with the list in a guest address space (host = base +
  * guest).  TRY32_TWO_FDS: TRY32 on slot 0, set through the library's
  * descriptor, after slot 1 was set through a bare one: the library's
- * registered window must still count.  *_INLINE: the header's inline
+ * registered window must still count.  TRY32_TWO_WINDOWS: the same after
+ * slot 1 was set through a descriptor with a window of its own (another
+ * copy of the library): the record keeps both.  *_INLINE: the header's inline
  * try-unlock, a copy in this file; *_COPY: a copy in another object
  * (lib/try_unlock_copy.c), with the slot set through a descriptor of its
  * own that never registered a window: the module knows those copies by
@@ -269,7 +271,8 @@ static void test_try_unlock_contract(void **state)
  * form; *_UNKNOWN (arm64): the exclusive form with a NOP in its window,
  * which the module must not know (the negative control).
  */
-enum how { PLAIN, TRY64, TRY32, IOCTL, TRY32_BASED, TRY32_TWO_FDS, TRY64_INLINE,
+enum how { PLAIN, TRY64, TRY32, IOCTL, TRY32_BASED, TRY32_TWO_FDS, TRY32_TWO_WINDOWS,
+	   TRY64_INLINE,
 	   TRY32_INLINE, TRY64_COPY, TRY32_COPY, TRY32_FAR, TRY64_LSE, TRY32_LSE,
 	   TRY64_UNKNOWN, TRY32_UNKNOWN, TRY64_LEGACY };
 
@@ -280,7 +283,7 @@ struct race {
 	int err;
 	struct robust_list_head head;
 	struct robust_list_head32 head32;
-	struct robust_list_head32 other32;	/* TRY32_TWO_FDS's slot 1: empty */
+	struct robust_list_head32 other32;	/* TRY32_TWO_*'s slot 1: empty */
 	struct th_lock64 lock;
 	struct th_lock32 lock32;
 	struct robust_list_head slot;	/* TRY64_LEGACY: an empty list in a slot */
@@ -289,6 +292,7 @@ struct race {
 static bool race_is32(struct race *r)
 {
 	return r->how == TRY32 || r->how == TRY32_BASED || r->how == TRY32_TWO_FDS ||
+	       r->how == TRY32_TWO_WINDOWS ||
 	       r->how == TRY32_INLINE || r->how == TRY32_COPY || r->how == TRY32_FAR ||
 	       r->how == TRY32_LSE || r->how == TRY32_UNKNOWN;
 }
@@ -316,6 +320,25 @@ static long set_without_window(void *head, unsigned int index, unsigned int cmd)
 	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
+		return -1;
+	return ioctl(fd, ROBUST_LIST2_IOC_SET, &a);	/* the fd stays open */
+}
+
+/*
+ * Set @head in slot @index through a new descriptor with a window of its
+ * own, elsewhere in memory: what a second copy of the library registers.
+ */
+static long set_with_other_window(void *head, unsigned int index, unsigned int cmd)
+{
+	static const char other[64];
+	struct robust_list2_window w = {
+		.start64 = (uintptr_t)other, .end64 = (uintptr_t)other + 16,
+		.start32 = (uintptr_t)other + 32, .end32 = (uintptr_t)other + 48,
+	};
+	struct robust_list2_set a = { .head = (uintptr_t)head, .index = index, .cmd = cmd };
+	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, ROBUST_LIST2_IOC_SET_WINDOW, &w))
 		return -1;
 	return ioctl(fd, ROBUST_LIST2_IOC_SET, &a);	/* the fd stays open */
 }
@@ -393,6 +416,10 @@ static int racer(void *p)
 			ret = set_robust_list2((void *)&r->head32, 0,
 					       FUTEX_ROBUST_LIST_CMD_SET_32, 0) ?:
 			      set_without_window(&r->other32, 1, FUTEX_ROBUST_LIST_CMD_SET_32);
+		else if (r->how == TRY32_TWO_WINDOWS)
+			ret = set_with_other_window(&r->other32, 1, FUTEX_ROBUST_LIST_CMD_SET_32) ?:
+			      set_robust_list2((void *)&r->head32, 0,
+					       FUTEX_ROBUST_LIST_CMD_SET_32, 0);
 		else
 			ret = set_robust_list2((void *)&r->head32, 4,
 					       FUTEX_ROBUST_LIST_CMD_SET_32, 0);
@@ -436,6 +463,7 @@ static int racer(void *p)
 	case TRY32:
 	case TRY32_BASED:	/* host addresses, as an emulator passes them */
 	case TRY32_TWO_FDS:
+	case TRY32_TWO_WINDOWS:
 		robust_list2_try_unlock32(&r->lock32.futex, tid, &r->head32.list_op_pending);
 		break;
 	case IOCTL:
@@ -782,6 +810,24 @@ static void test_race_window_kept_after_bare_descriptor(void **state)
 	assert_int_equal(tid, word);
 }
 
+/*
+ * Slot 1 set through a descriptor with a window of its own (a second copy
+ * of the library), then slot 0 through the library's: the record keeps
+ * both windows, and a thread killed inside the library's try-unlock on
+ * slot 0 has its unlock finished.
+ */
+static void test_race_window_kept_beside_another_window(void **state)
+{
+	bool pending;
+	uint64_t fixups;
+	uint32_t tid;
+	uint32_t word = run_race(TRY32_TWO_WINDOWS, &pending, &fixups, &tid);
+
+	assert_true(pending);
+	assert_int_equal(1, fixups);
+	assert_int_equal(tid, word);
+}
+
 static void test_race_unlock_call_has_no_window(void **state)
 {
 	bool pending;
@@ -826,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_race_unknown_copy64_is_not_fixed),
 		cmocka_unit_test(test_race_unknown_copy32_is_not_fixed),
 		cmocka_unit_test(test_race_window_kept_after_bare_descriptor),
+		cmocka_unit_test(test_race_window_kept_beside_another_window),
 		cmocka_unit_test(test_race_unlock_call_has_no_window),
 	};
 
