@@ -7,6 +7,14 @@
  * pool of retired records a thread's first set reuses without a grace
  * period.  docs/design.md, section 6, has the locking rules, why the
  * filter stays exact and why readers may meet a reused record.
+ *
+ * In this file, in order: the table's hash and parameters; the pool and
+ * its parameters (pooled, reuse); init and exit; rl2_rht_* (rhashtable's
+ * calls); the filter; rl2_task_registered() and the CPU cache (the exit
+ * hook's questions); retiring and making records (rl2_task_free(),
+ * rl2_task_detach(), rl2_task_find_or_create()); the slot writers
+ * (rl2_slot_set_based(), rl2_slot_set(), rl2_slot_create()); the
+ * readers of another thread's slots (rl2_slot_get()).
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
