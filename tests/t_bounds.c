@@ -31,7 +31,8 @@
  * in its per-CPU pool for reuse (@pooled, its read-only "pooled"
  * parameter; registry.c): those are retired records, in use by the module
  * on purpose, at most 8 per CPU.  Subtracting the exact count keeps every
- * check below exact: a leaked record is still counted.
+ * check below exact: a leaked record is still counted.  Records KFENCE
+ * placed (kfence_live()) are added to the slab's count.
  */
 struct slab {
 	long active, total, objsize, perslab, pages, pooled;
@@ -95,6 +96,39 @@ static long slab_noise(void)
 	return slab_shared ? SLAB_SHARED_NOISE : 0;
 }
 
+/*
+ * Objects of our cache that KFENCE holds (debug kernels, one allocation
+ * every kfence.sample_interval ms): they live in KFENCE's own pool, not
+ * in a slab, so slabinfo does not count them -- but the module's pool
+ * may hold them, and "pooled" counts them.  A live one is a block
+ * "kfence-#N: ..., cache=NAME" of /sys/kernel/debug/kfence/objects
+ * without a "freed by task" stack (mm/kfence/report.c).  0 without
+ * KFENCE.
+ */
+static long kfence_live(const char *cache)
+{
+	char line[512], want[96];
+	long n = 0;
+	bool ours = false;
+	FILE *f;
+
+	f = fopen("/sys/kernel/debug/kfence/objects", "re");
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), ", cache=%s\n", cache);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "kfence-#", 8)) {
+			n += ours;
+			ours = strstr(line, want) != NULL;
+		} else if (ours && strstr(line, "freed by task")) {
+			ours = false;
+		}
+	}
+	n += ours;
+	fclose(f);
+	return n;
+}
+
 /* Our line of /proc/slabinfo; false if there is none. */
 static bool slab_read(struct slab *s)
 {
@@ -113,7 +147,7 @@ static bool slab_read(struct slab *s)
 			!strcmp(name, slab_name);
 	fclose(f);
 	s->pooled = th_read_long(PARAM_POOLED, 0);
-	s->active -= s->pooled;
+	s->active += kfence_live(slab_name) - s->pooled;
 	return found;
 }
 
