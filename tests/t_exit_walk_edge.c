@@ -360,6 +360,89 @@ static void test_bad_heads_skipped_others_walked(void **state)
 	th_free(e, REGION);
 }
 
+/*
+ * Heads that straddle a page boundary into a hole: the first field reads,
+ * a later one (futex_offset, or list_op_pending) faults.  The kernel's
+ * walk gives up on such a head before it touches an entry
+ * (exit_robust_list() returns on each of the three reads); so do we,
+ * counting a fault, and walk the other slots.  Four heads, each at the end
+ * of its own mapped page with a hole after it: native with futex_offset
+ * across, native with list_op_pending across, and the same two as 32-bit
+ * lists.  Each names one owned lock that must keep its word.
+ */
+struct split {
+	char *pages;			/* 8 pages: 0, 2, 4, 6 mapped */
+	size_t page;
+};
+
+static void *split_head(struct split *sp, unsigned int i, size_t cut)
+{
+	return sp->pages + (2 * i + 1) * sp->page - cut;
+}
+
+static int build_split_heads(struct edge *e)
+{
+	struct split *sp = e->arg;
+	struct robust_list_head *h;
+	struct robust_list_head32 *h32;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {	/* l64[0], l64[1]: native heads 0, 1 */
+		h = split_head(sp, i, i ? offsetof(struct robust_list_head, list_op_pending) :
+				      offsetof(struct robust_list_head, futex_offset));
+		h->list.next = &e->l64[i].list;
+		if (i)
+			h->futex_offset = TH_OFF64;
+		e->l64[i].list.next = &h->list;
+		e->l64[i].futex = e->tid;
+		if (reg64(e, i, h))
+			return 40 + i;
+	}
+	for (i = 0; i < 2; i++) {	/* l32[8], l32[9]: 32-bit heads 2, 3 */
+		h32 = split_head(sp, 2 + i, i ? offsetof(struct robust_list_head32, list_op_pending) :
+						offsetof(struct robust_list_head32, futex_offset));
+		h32->list.next = th_p32(&e->l32[8 + i]);
+		if (i)
+			h32->futex_offset = TH_OFF32;
+		e->l32[8 + i].list.next = th_p32(h32);
+		e->l32[8 + i].futex = e->tid;
+		if (reg32(e, 2 + i, h32))
+			return 42 + i;
+	}
+	chain64(e, 4, 20, 2);		/* and a good list beside them */
+	return reg64(e, 4, &e->h64[4]);
+}
+
+static void test_head_split_across_a_hole(void **state)
+{
+	struct edge *e = edge_new();
+	struct robust_list2_stats d;
+	struct split sp;
+
+	sp.page = sysconf(_SC_PAGESIZE);
+	sp.pages = th_mmap_low(8 * sp.page, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(sp.pages != MAP_FAILED);
+	for (unsigned int i = 1; i < 8; i += 2)
+		assert_int_equal(0, munmap(sp.pages + i * sp.page, sp.page));
+	e->arg = &sp;
+
+	stats_start();
+	edge_run(e, build_split_heads);
+	d = stats_delta();
+	assert_int_equal(e->tid, e->l64[0].futex);
+	assert_int_equal(e->tid, e->l64[1].futex);
+	assert_int_equal(e->tid, e->l32[8].futex);
+	assert_int_equal(e->tid, e->l32[9].futex);
+	assert_int_equal(2, count_dead64(e, 20, 2));
+	assert_int_equal(4, d.faults);
+	assert_int_equal(0, d.cycles + d.limited);
+
+	for (unsigned int i = 0; i < 8; i += 2)
+		munmap(sp.pages + i * sp.page, sp.page);
+	th_free(e, REGION);
+}
+
 static int build_misaligned(struct edge *e)
 {
 	/* l1's entry is 2 bytes off, so its futex word is misaligned */
@@ -708,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_prot_none_and_vsyscall_entries),
 		cmocka_unit_test(test_list_unmapped_during_walk),
 		cmocka_unit_test(test_word_on_dropped_file_page),
+		cmocka_unit_test(test_head_split_across_a_hole),
 	};
 
 	return cmocka_run_group_tests_name("exit_walk_edge", tests, NULL, NULL);
