@@ -252,9 +252,19 @@ budget=$(cfg timeout 0)
 if [ "$budget" -gt 0 ]; then
 	(
 		sleep "$budget"
-		echo "rl2-vm: watchdog: still running after ${budget}s; blocked tasks:"
+		# what runs (a loop in the kernel: sysrq l), what waits (w),
+		# and each running or blocked task's kernel stack
+		echo "rl2-vm: watchdog: still running after ${budget}s; tasks running (R) or blocked (D):"
+		for d in /proc/[0-9]*; do
+			st=$(sed 's/.*) //; s/ .*//' "$d/stat" 2>/dev/null) || continue
+			case $st in R | D) ;; *) continue ;; esac
+			echo "${d#/proc/} $(cat "$d/comm" 2>/dev/null) $st"
+			cat "$d/stack" 2>/dev/null
+		done
+		echo l >/proc/sysrq-trigger
 		echo w >/proc/sysrq-trigger
-		dmesg_since | tail -n 60
+		sleep 1
+		dmesg_since | tail -n 300
 		halt_vm
 	) &
 	watchdog=$!
