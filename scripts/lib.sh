@@ -163,12 +163,24 @@ apt_state() {
 		mv "$d/apt.conf.tmp" "$d/apt.conf"
 	fi
 	compgen -G "$d/lists/*_Packages*" >/dev/null && return 0
+	# A mirror caught syncing ("File has unexpected size ... Mirror sync in
+	# progress?") or a network blip fails one update: try three times.  A
+	# failed update leaves some lists behind, which would pass for a whole
+	# index next time: they go, so lists present means an update succeeded.
 	(
 		flock 8
 		compgen -G "$d/lists/*_Packages*" >/dev/null && exit 0
-		msg "apt-get update of the private $what index in $d"
-		APT_CONFIG=$d/apt.conf apt-get -q -o Dpkg::Use-Pty=0 update >"$d/update.log" 2>&1 ||
-			{ cat "$d/update.log" >&2; exit 1; }
+		local try again=
+		for try in 1 2 3; do
+			msg "apt-get update of the private $what index in $d$again"
+			again=" (try $((try + 1)) of 3)"
+			APT_CONFIG=$d/apt.conf apt-get -q -o Dpkg::Use-Pty=0 update >"$d/update.log" 2>&1 &&
+				exit 0
+			rm -f "$d"/lists/*_Packages* "$d"/lists/*_Sources*
+			((try == 3)) || sleep $((try * 20))
+		done
+		cat "$d/update.log" >&2
+		exit 1
 	) 8>"$d/.lock" || { msg "cannot fetch the $what index (network?)"; return 1; }
 }
 
