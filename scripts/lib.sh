@@ -164,9 +164,12 @@ apt_state() {
 	fi
 	compgen -G "$d/lists/*_Packages*" >/dev/null && return 0
 	# A mirror caught syncing ("File has unexpected size ... Mirror sync in
-	# progress?") or a network blip fails one update: try three times.  A
+	# progress?") or a network blip fails an update: try three times.  A
 	# failed update leaves some lists behind, which would pass for a whole
-	# index next time: they go, so lists present means an update succeeded.
+	# index next time: they go, so lists present means an update succeeded
+	# -- or, after the third try, that the suite's own main index came and
+	# only its companions (-updates, -backports, -security) did not; apt
+	# then takes the suite's versions, and says so.
 	(
 		flock 8
 		compgen -G "$d/lists/*_Packages*" >/dev/null && exit 0
@@ -176,6 +179,11 @@ apt_state() {
 			again=" (try $((try + 1)) of 3)"
 			APT_CONFIG=$d/apt.conf apt-get -q -o Dpkg::Use-Pty=0 update >"$d/update.log" 2>&1 &&
 				exit 0
+			((try < 3)) || ! compgen -G "$d/lists/*_dists_${suite}_main_binary-*_Packages*" >/dev/null || {
+				grep '^E: Failed to fetch' "$d/update.log" | sed "s/^/$RL2_PROG: warning: /" >&2
+				msg "going on without those indexes: $suite's own main index is there"
+				exit 0
+			}
 			rm -f "$d"/lists/*_Packages* "$d"/lists/*_Sources*
 			((try == 3)) || sleep $((try * 20))
 		done
