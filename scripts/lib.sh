@@ -192,6 +192,24 @@ apt_state() {
 	) 8>"$d/.lock" || { msg "cannot fetch the $what index (network?)"; return 1; }
 }
 
+# apt_update_tolerant CMD...: "CMD... apt-get -q update" (CMD: how to enter
+# a chroot), its output on stdout.  As in apt_state, a failure that only
+# concerns a suite's companions (-updates, -backports, -security: a mirror
+# caught syncing one, "File has unexpected size") is a warning: apt then
+# takes the suite's own versions.  Any other error fails.
+apt_update_tolerant() {
+	local out rc=0
+	out=$("$@" apt-get -q update 2>&1) || rc=$?
+	printf '%s\n' "$out"
+	((rc)) || return 0
+	grep -q '^E: Failed to fetch' <<<"$out" || return "$rc"
+	if grep '^E: ' <<<"$out" | grep -qvE \
+		'^E: (Failed to fetch .*/dists/[a-z]+-(security|updates|backports)/|Some index files failed to download)'; then
+		return "$rc"
+	fi
+	echo "$RL2_PROG: warning: only companion suites' indexes failed (above): going on"
+}
+
 # apt_sources SUITE: the sources.list of apt_state's private state of SUITE.
 apt_sources() {
 	local suite=$1 s
