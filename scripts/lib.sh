@@ -163,13 +163,10 @@ apt_state() {
 		mv "$d/apt.conf.tmp" "$d/apt.conf"
 	fi
 	compgen -G "$d/lists/*_Packages*" >/dev/null && return 0
-	# A mirror caught syncing ("File has unexpected size ... Mirror sync in
-	# progress?") or a network blip fails an update: try three times.  A
-	# failed update leaves some lists behind, which would pass for a whole
-	# index next time: they go, so lists present means an update succeeded
-	# -- or, after the third try, that the suite's own main index came and
-	# only its companions (-updates, -backports, -security) did not; apt
-	# then takes the suite's versions, and says so.
+	# A network blip fails an update: try three times.  A failed update
+	# leaves some lists behind, which would pass for a whole index next
+	# time: they go, so lists present means an update succeeded (a bad
+	# index of a companion suite only warns: apt_update_tolerant).
 	(
 		flock 8
 		compgen -G "$d/lists/*_Packages*" >/dev/null && exit 0
@@ -177,11 +174,8 @@ apt_state() {
 		for try in 1 2 3; do
 			msg "apt-get update of the private $what index in $d$again"
 			again=" (try $((try + 1)) of 3)"
-			APT_CONFIG=$d/apt.conf apt-get -q -o Dpkg::Use-Pty=0 update >"$d/update.log" 2>&1 &&
-				exit 0
-			((try < 3)) || ! compgen -G "$d/lists/*_dists_${suite}_main_binary-*_Packages*" >/dev/null || {
-				grep '^E: Failed to fetch' "$d/update.log" | sed "s/^/$RL2_PROG: warning: /" >&2
-				msg "going on without those indexes: $suite's own main index is there"
+			apt_update_tolerant env APT_CONFIG="$d/apt.conf" >"$d/update.log" 2>&1 && {
+				grep -E '^E: Failed to fetch|warning' "$d/update.log" >&2 || true
 				exit 0
 			}
 			rm -f "$d"/lists/*_Packages* "$d"/lists/*_Sources*
