@@ -490,7 +490,7 @@ void rl2_walk_task(struct rl2_task *rec)
 		.faults.left = RL2_EXIT_FAULTS,
 		.faults.io_left = (u64)READ_ONCE(rl2_io_wait_ms) * NSEC_PER_MSEC,
 	};
-	unsigned int i;
+	unsigned int i, left = rec->nr_used;
 
 	if (WARN_ON_ONCE(rl2_rec_task(rec) != current) || !current->mm)
 		return;
@@ -498,11 +498,13 @@ void rl2_walk_task(struct rl2_task *rec)
 	/* A thread stopped inside a try-unlock window: finish it, in budget. */
 	rl2_window_fixup(rec, &w.faults);
 
-	for (i = 0; i < RL2_NR_SLOTS; i++) {
+	/* The slots in use only: one, for most threads. */
+	for (i = 0; left && i < RL2_NR_SLOTS; i++) {
 		u64 word = rec->slot[i];
 
 		if (!word)
 			continue;
+		left--;
 		w.is32 = word & RL2_SLOT_32;
 		w.base = rl2_slot_base(rec, i);
 		/* The slot holds the head's host address: walk from the guest's. */
