@@ -268,13 +268,17 @@ static struct task_struct *rl2_get_task(pid_t pid)
 
 /*
  * Read slot @index of thread @pid (0: the caller) for GET and GET_BASED:
- * its word in @word, its base in @base.  @index and flags are validated.
+ * its word in @word, its base in @base, after validating @index and
+ * @flags (EINVAL in that order).
  */
-static long rl2_read_slot(pid_t pid, unsigned int index, u64 *word, u64 *base)
+static long rl2_read_slot(pid_t pid, unsigned int index, u32 flags,
+			  u64 *word, u64 *base)
 {
 	struct task_struct *t;
 	long ret = 0;
 
+	if (index >= RL2_NR_SLOTS || flags)
+		return -EINVAL;
 	if (!pid) {
 		*word = rl2_slot_get(current, index, base);
 	} else {
@@ -318,11 +322,7 @@ static long rl2_ioctl_get(void __user *uarg)
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.index >= RL2_NR_SLOTS)
-		return -EINVAL;
-	if (a.flags)
-		return -EINVAL;
-	ret = rl2_read_slot(a.pid, a.index, &word, &base);
+	ret = rl2_read_slot(a.pid, a.index, a.flags, &word, &base);
 	if (ret)
 		return ret;
 
@@ -353,11 +353,7 @@ static long rl2_ioctl_get_based(void __user *uarg)
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.index >= RL2_NR_SLOTS)
-		return -EINVAL;
-	if (a.flags)
-		return -EINVAL;
-	ret = rl2_read_slot(a.pid, a.index, &word, &base);
+	ret = rl2_read_slot(a.pid, a.index, a.flags, &word, &base);
 	if (ret)
 		return ret;
 
