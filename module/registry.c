@@ -4,15 +4,15 @@
  * rhashtable, written only by their owner thread, read under RCU; a per-CPU
  * cache of the owner's own record; a counting filter per process that
  * answers "not registered" for bystanders in one load; a small per-CPU
- * pool of retired records a thread's first set reuses without a grace
- * period.  docs/design.md, section 6, has the locking rules, why the
+ * pool of retired records (pool.c) a thread's first set reuses without a
+ * grace period.  docs/design.md, section 6, has the locking rules, why the
  * filter stays exact and why readers may meet a reused record.
  *
- * In this file, in order: the table's hash and parameters; the pool and
- * its parameters (pooled, reuse); init and exit; rl2_rht_* (rhashtable's
- * calls); the filter; rl2_task_registered() and the CPU cache (the exit
- * hook's questions); retiring and making records (rl2_task_free(),
- * rl2_task_detach(), rl2_task_find_or_create()); the slot writers
+ * In this file, in order: the table's hash and parameters; reused
+ * records; init and exit; rl2_rht_* (rhashtable's calls); the filter;
+ * rl2_task_registered() and the CPU cache (the exit hook's questions);
+ * retiring and making records (rl2_task_free(), rl2_task_detach(),
+ * rl2_task_find_or_create()); the slot writers
  * (rl2_slot_set_based(), rl2_slot_set(), rl2_slot_create()); the
  * readers of another thread's slots (rl2_slot_get()).
  */
@@ -29,6 +29,7 @@
 #include <linux/pid.h>
 
 #include "rl2_types.h"
+#include "pool.h"
 #include "registry.h"
 #include "window.h"
 
@@ -77,17 +78,14 @@ static const struct rhashtable_params rl2_task_params = {
 DEFINE_PER_CPU(struct rl2_task *, rl2_task_cached);
 
 /*
- * The record pool.  Freeing a record through call_rcu() and allocating the
- * next one from the memcg-charged slab is most of what a short-lived
- * thread's registration costs (bench/README.md: about 620 instructions of
- * a thread's life on arm64).  So a plain record (not a based one: those
- * keep the call_rcu() path) whose owner retires it goes to its CPU's pool,
- * and the next first set on that CPU takes it back at once.  What makes
- * that safe is that a record's memory stays a struct rl2_task for as long
- * as anyone can hold a pointer to it: a pooled record goes back to the
- * slab only after a grace period (call_rcu() when the pool is full,
- * rl2_registry_exit() at unload), as with SLAB_TYPESAFE_BY_RCU, and every
- * reader that may meet a reused record revalidates it by its key:
+ * Reused records.  A retired plain record goes to its CPU's pool (pool.c)
+ * and the next first set on that CPU may take it back at once, without a
+ * grace period.  What makes that safe is that a record's memory stays a
+ * struct rl2_task for as long as anyone can hold a pointer to it: a
+ * pooled record goes back to the slab only after a grace period (call_rcu()
+ * when the pool is full or its CPU died, rl2_pool_exit() at unload), as
+ * with SLAB_TYPESAFE_BY_RCU, and every reader that may meet a reused
+ * record revalidates it by its key:
  *
  *  - rl2_slot_get() on another thread re-reads the key after the slot
  *    (smp_rmb() on both sides of the slot read; rl2_task_recycle() writes
@@ -108,46 +106,10 @@ DEFINE_PER_CPU(struct rl2_task *, rl2_task_cached);
  *    head again and the walk sees the whole chain.  A record's hash node
  *    is never cleared, so a walk never meets a NULL next pointer.
  *
- * Bounded: RL2_POOL_MAX records per CPU.  One covers a thread pool's
- * steady create-exit churn; 8 also absorb a batch of threads that exit
- * before the next batch registers, and cost at most 8 * 96 = 768 bytes
- * per CPU, still charged to the memory cgroups of the threads that made
- * them.  Pool access is owner code with preemption disabled (set and the
- * exit and exec hooks run in process context; nothing in irq context
- * touches the pool).
+ * The cache entries are written by their CPU's owner thread and cleared
+ * by a thread on another CPU (rl2_task_uncache()'s cmpxchg): marked
+ * accesses on both sides.
  */
-#define RL2_POOL_MAX		8
-
-struct rl2_pool {
-	unsigned int nr;
-	struct rl2_task *rec[RL2_POOL_MAX];
-};
-
-static DEFINE_PER_CPU(struct rl2_pool, rl2_pool);
-
-static int rl2_pooled_get(char *buf, const struct kernel_param *kp)
-{
-	unsigned int n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += READ_ONCE(per_cpu_ptr(&rl2_pool, cpu)->nr);
-	return scnprintf(buf, PAGE_SIZE, "%u\n", n);
-}
-
-static int rl2_pooled_set(const char *val, const struct kernel_param *kp)
-{
-	return -EPERM;
-}
-
-/* For the leak checks (tests/t_bounds.c): pooled records are in use. */
-static const struct kernel_param_ops rl2_pooled_ops = {
-	.set = rl2_pooled_set,
-	.get = rl2_pooled_get,
-};
-module_param_cb(pooled, &rl2_pooled_ops, NULL, 0444);
-MODULE_PARM_DESC(pooled,
-		 "Retired thread records kept for reuse, all CPUs together (at most 8 per CPU; read-only)");
 
 /*
  * Kernel memory per registered thread is budgeted (SPEC.md: 128 bytes with
@@ -186,36 +148,25 @@ int rl2_registry_init(void)
 	 */
 
 	ret = rhashtable_init(&rl2_tasks, &rl2_task_params);
-	if (ret) {
-		kmem_cache_destroy(rl2_based_cache);
-		kmem_cache_destroy(rl2_task_cache);
-		return ret;
-	}
+	if (ret)
+		goto err_rht;
+	ret = rl2_pool_init(rl2_task_cache);
+	if (ret)
+		goto err_pool;
 	return 0;
-}
 
-/*
- * Give every pooled record back to the slab.  Only at unload: no set, no
- * get and no exit hook can run, and the caller waited for the grace
- * period after the last of them.
- */
-static void rl2_pool_drain(void)
-{
-	struct rl2_pool *p;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		p = per_cpu_ptr(&rl2_pool, cpu);
-		while (p->nr)
-			kmem_cache_free(rl2_task_cache, p->rec[--p->nr]);
-	}
+err_pool:
+	rhashtable_destroy(&rl2_tasks);
+err_rht:
+	kmem_cache_destroy(rl2_based_cache);
+	kmem_cache_destroy(rl2_task_cache);
+	return ret;
 }
 
 /* Called once no record can exist (each one pins the module). */
 void rl2_registry_exit(void)
 {
-	rcu_barrier();			/* pending rl2_task_free_rcu() */
-	rl2_pool_drain();
+	rl2_pool_exit();		/* also waits for rl2_task_free_rcu() */
 	kvfree(rl2_filter);		/* the exit hook is gone */
 	rhashtable_destroy(&rl2_tasks);
 	kmem_cache_destroy(rl2_based_cache);
@@ -325,7 +276,7 @@ static void rl2_task_uncache(struct rl2_task *rec)
 	/* Another thread may have taken the entry over since: leave it. */
 	if (rec->cached_on)
 		cmpxchg(per_cpu_ptr(&rl2_task_cached, rec->cached_on - 1),
-			rec, NULL);
+			rec, NULL);	/* racing the entry's own CPU: marked */
 	rec->cached_on = 0;
 }
 
@@ -340,7 +291,7 @@ static void rl2_task_cache_fill(struct rl2_task *rec)
 		rl2_task_uncache(rec);
 		rec->cached_on = cpu + 1;
 	}
-	__this_cpu_write(rl2_task_cached, rec);
+	WRITE_ONCE(*this_cpu_ptr(&rl2_task_cached), rec);
 	put_cpu();
 }
 
@@ -394,50 +345,14 @@ static void rl2_task_free_mem_rcu(struct rcu_head *rcu)
  * Retire current's plain record @rec, out of the table and every cache
  * entry and without references: into this CPU's pool, or back to the slab
  * after a grace period when the pool is full.  Its key goes to 0 first,
- * ordered before anything a reuse will write (see the pool's comment).
+ * ordered before anything a reuse will write (see "Reused records").
  */
 static void rl2_task_recycle(struct rl2_task *rec)
 {
-	struct rl2_pool *p;
-	bool kept = false;
-
-	preempt_disable();
 	WRITE_ONCE(rec->task, 0);
 	smp_wmb();			/* pairs with rl2_slot_get()'s smp_rmb() */
-	p = this_cpu_ptr(&rl2_pool);
-	if (p->nr < RL2_POOL_MAX) {
-		p->rec[p->nr++] = rec;
-		kept = true;
-	}
-	preempt_enable();
-	if (!kept)
+	if (!rl2_pool_push(rec))
 		call_rcu(&rec->rcu, rl2_task_free_mem_rcu);
-}
-
-/*
- * reuse=N: new records come from the slab even when the pool has some,
- * so that an allocation failure can be injected at every first set
- * (tests/t_failnth.c); retired records are still pooled.  Root only.
- */
-static bool rl2_reuse = true;
-module_param_named(reuse, rl2_reuse, bool, 0644);
-MODULE_PARM_DESC(reuse,
-		 "Take a new thread's record from the per-CPU pool (N: always from the slab, for fault-injection tests)");
-
-/* A plain record from this CPU's pool, or NULL. */
-static struct rl2_task *rl2_pool_pop(void)
-{
-	struct rl2_task *rec = NULL;
-	struct rl2_pool *p;
-
-	if (!READ_ONCE(rl2_reuse))
-		return NULL;
-	preempt_disable();
-	p = this_cpu_ptr(&rl2_pool);
-	if (p->nr)
-		rec = p->rec[--p->nr];
-	preempt_enable();
-	return rec;
 }
 
 /**
@@ -810,7 +725,7 @@ u64 rl2_slot_get(struct task_struct *t, unsigned int index, u64 *base)
 	if (rec) {
 		/*
 		 * @rec may be retired and reused by another thread at any
-		 * point here (see the pool's comment): its key, compared
+		 * point here (see "Reused records"): its key, compared
 		 * by the lookup, before the slot, then the key again.  @t
 		 * is referenced, so no other task can have its address.
 		 */
