@@ -48,7 +48,9 @@
  * window is a set of one, referenced by its file and by the record of
  * every thread that set a slot through that file; a thread that set slots
  * through files with different windows gets a set of its own, their
- * union (at most RL2_WINDOWS_MAX, the newest kept).
+ * union, at most RL2_WINDOWS_MAX: a set through a further window is
+ * refused with ETOOMANYREFS (the library then sets the slot through a
+ * file without a window), so no window a slot may rely on is dropped.
  *
  * Tagged pointers (arm64's tagged address ABI, x86 LAM): pop and the
  * heads are compared without their tags; the field is cleared through
@@ -161,14 +163,17 @@ static bool rl2_window_has(const struct rl2_window *set,
  *	 which changes nothing)
  *
  * Windows are compared by their addresses, so the files of one library
- * copy count once.  Beyond RL2_WINDOWS_MAX different ones (a thread that
- * set its 8 slots through more copies of the library than it has slots)
- * the oldest are forgotten.  Returns 0, or -ENOMEM with @set unchanged.
+ * copy count once.  A record keeps every window it was given for as long
+ * as it lives, since a slot set through a file may still be used by that
+ * file's try-unlock: beyond RL2_WINDOWS_MAX different ones (a thread that
+ * set its slots through more copies of the library than it has slots)
+ * the set is refused, never a window dropped.  Returns 0, -ETOOMANYREFS
+ * or -ENOMEM, with @set unchanged on error.
  */
 int rl2_window_merge(struct rl2_window **set, struct rl2_window *win)
 {
 	struct rl2_window *old = *set, *u;
-	unsigned int i, nr, n = 0;
+	unsigned int i, n = 0;
 
 	if (!win || win == old)
 		return 0;
@@ -181,17 +186,18 @@ int rl2_window_merge(struct rl2_window **set, struct rl2_window *win)
 		n += !rl2_window_has(old, &win->range[i]);
 	if (!n)
 		return 0;
+	if (old->nr + n > RL2_WINDOWS_MAX)
+		return -ETOOMANYREFS;
 
-	nr = min_t(unsigned int, old->nr + n, RL2_WINDOWS_MAX);
-	u = rl2_window_alloc(nr);
+	u = rl2_window_alloc(old->nr + n);
 	if (!u)
 		return -ENOMEM;
 	/* The newest first: @win's, then the ones @old had. */
 	n = 0;
-	for (i = 0; i < win->nr && n < nr; i++)
+	for (i = 0; i < win->nr; i++)
 		if (!rl2_window_has(old, &win->range[i]))
 			u->range[n++] = win->range[i];
-	for (i = 0; i < old->nr && n < nr; i++)
+	for (i = 0; i < old->nr; i++)
 		u->range[n++] = old->range[i];
 	*set = u;
 	rl2_window_put(old);

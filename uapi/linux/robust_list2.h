@@ -76,6 +76,11 @@
  *		Checked in that order, as the v6 syscall does.
  *	EOPNOTSUPP: ROBUST_LIST2_CMD_SET_64 from a 32-bit (compat) caller.
  *	ENOMEM: no memory for the thread's slot table.
+ *	ETOOMANYREFS: this file has a try-unlock window and the thread's
+ *		slots were set through files with ROBUST_LIST2_NR_SLOTS other
+ *		windows already (nothing changed; a file without a window
+ *		sets the slot, as the library does then).  Also for CREATE
+ *		and SET_BASED.
  *	EFAULT: bad pointer to the struct.
  *	head == 0 empties the slot.  Setting a slot twice overwrites it.
  *
