@@ -35,6 +35,7 @@ extern const char rl2__window32_end[] __attribute__((visibility("hidden")));
 static int rl2_fd = -1;
 static dev_t rl2_rdev;
 static ino_t rl2_ino;
+static int rl2_fd_plain = -1;	/* a descriptor without a window: see rl2__set() */
 
 /*
  * Tell the module where our try-unlock code is, once per open file.  An
@@ -129,6 +130,37 @@ static long rl2__ret(long ret)
 	return ret;
 }
 
+/*
+ * A set (SET, CREATE, SET_BASED) that the module refused with ETOOMANYREFS:
+ * the thread's slots were set through as many other copies of this
+ * library (other windows) as it has slots, and the module drops no
+ * window a slot may rely on.  The slot is set through a second descriptor
+ * without a window, so the call works as the proposal's system call
+ * would; only this copy's out-of-line try-unlock is then not finished for
+ * a thread that dies inside it (on x86 the module still knows it by its
+ * bytes).
+ */
+static long rl2__set(unsigned long req, void *arg)
+{
+	long ret = rl2__call(req, arg);
+	int fd, expected = -1;
+
+	if (ret != -ETOOMANYREFS)
+		return ret;
+	fd = __atomic_load_n(&rl2_fd_plain, __ATOMIC_ACQUIRE);
+	if (fd < 0) {
+		fd = rl2__open(ROBUST_LIST2_DEVICE);
+		if (fd < 0)
+			return ret;
+		if (!__atomic_compare_exchange_n(&rl2_fd_plain, &expected, fd, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			close(fd);
+			fd = expected;
+		}
+	}
+	return rl2__ioctl(fd, req, arg);
+}
+
 long set_robust_list2(struct robust_list_head *head, unsigned int index,
 		      unsigned int cmd, unsigned int flags)
 {
@@ -139,7 +171,7 @@ long set_robust_list2(struct robust_list_head *head, unsigned int index,
 		.flags = flags,
 	};
 
-	return rl2__ret(rl2__call(ROBUST_LIST2_IOC_SET, &a));
+	return rl2__ret(rl2__set(ROBUST_LIST2_IOC_SET, &a));
 }
 
 long get_robust_list2(int pid, void **head_ptr, unsigned int index,
@@ -192,7 +224,7 @@ int robust_list2_set_based(uint64_t head, uint64_t base, unsigned int index,
 		.cmd = cmd,
 	};
 
-	return (int)rl2__ret(rl2__call(ROBUST_LIST2_IOC_SET_BASED, &a));
+	return (int)rl2__ret(rl2__set(ROBUST_LIST2_IOC_SET_BASED, &a));
 }
 
 int robust_list2_get_based(int pid, unsigned int index, uint64_t *head,
@@ -222,7 +254,7 @@ long robust_list2_create(struct robust_list_head *head, unsigned int cmd)
 		.cmd = cmd,
 	};
 
-	return rl2__ret(rl2__call(ROBUST_LIST2_IOC_CREATE, &a));
+	return rl2__ret(rl2__set(ROBUST_LIST2_IOC_CREATE, &a));
 }
 
 long robust_list2_unlock(uint32_t *lock, uint32_t tid, void *pop,
