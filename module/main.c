@@ -29,6 +29,7 @@
 #include "fault_work.h"
 #include "kcall.h"
 #include "registry.h"
+#include "uaccess.h"
 #include "unlock.h"
 #include "walk.h"
 #include "window.h"
@@ -71,7 +72,9 @@ static long rl2_ioctl_info(void __user *uarg)
 			    ROBUST_LIST2_F_PRIVATE_WAKE |
 			    ROBUST_LIST2_F_EXEC_WALK | ROBUST_LIST2_F_CREATE |
 			    ROBUST_LIST2_F_UNLOCK |
-			    ROBUST_LIST2_F_UNLOCK_WINDOW | ROBUST_LIST2_F_BASED,
+			    ROBUST_LIST2_F_UNLOCK_WINDOW | ROBUST_LIST2_F_BASED |
+			    ROBUST_LIST2_F_FAULTS,
+		.io_wait_ms = rl2_io_wait_ms_get(),
 	};
 
 	if (!rl2_caller_is_compat())
@@ -106,7 +109,19 @@ static long rl2_ioctl_stats(void __user *uarg)
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	rl2_fault_totals(&st.faults_in_flight, &st.faults_pinned);
 	if (copy_to_user(uarg, &st, sizeof(st)))
+		return -EFAULT;
+	return 0;
+}
+
+/* The caller's own account: what its exits' fault-ins hold (fault_work.c). */
+static long rl2_ioctl_faults(void __user *uarg)
+{
+	struct robust_list2_faults f;
+
+	rl2_fault_acct_read(&f);
+	if (copy_to_user(uarg, &f, sizeof(f)))
 		return -EFAULT;
 	return 0;
 }
@@ -386,6 +401,8 @@ static noinline long rl2_ioctl_other(struct file *file, unsigned int cmd,
 		return rl2_ioctl_get_based(uarg);
 	case ROBUST_LIST2_IOC_STATS:
 		return rl2_ioctl_stats(uarg);
+	case ROBUST_LIST2_IOC_FAULTS:
+		return rl2_ioctl_faults(uarg);
 	}
 	return -ENOIOCTLCMD;
 }

@@ -10,20 +10,41 @@
 #include <linux/types.h>
 #include <linux/compiler_types.h>
 #include <linux/uaccess.h>
+#include <linux/jiffies.h>
 #include <asm/futex.h>
 
 /*
- * What one exit (or exec) may still spend on pages that are not present:
- * fault-ins (nothing interrupts a dying thread's fault), and time waiting
- * for their I/O or for a worker's write fault, in nanoseconds, charged as
- * it is waited (uaccess.c).  NULL where the caller is a live system call,
- * which faults as any system call does.
+ * What one exit (or exec) may still spend on pages that are not present
+ * (uaccess.c): fault-ins, since nothing interrupts a dying thread's fault,
+ * and time.  @start is when the walk began; from @start + io_wait_ms on
+ * (the deadline, computed at the first page that is not present) no page
+ * is waited for.  NULL where the caller is a live system call, which
+ * faults as any system call does.
  */
 struct rl2_faults {
-	unsigned int left;
-	unsigned int io_timeouts;	/* accesses given up: @io_left spent */
-	u64 io_left;
+	unsigned int left;		/* fault-ins still allowed */
+	unsigned int io_timeouts;	/* accesses given up at the deadline */
+	unsigned long start;		/* jiffies at the walk's start */
+	unsigned long deadline;		/* jiffies, once @armed */
+	bool armed;
 };
+
+/*
+ * Uninterruptible fault-ins (words on pages not present) per exit: 4096
+ * pages cover 16 MiB of lock words touched nowhere else.
+ */
+#define RL2_EXIT_FAULTS		4096
+
+/* At the walk's start: one load, on every registered thread's exit. */
+static inline void rl2_faults_init(struct rl2_faults *f)
+{
+	f->left = RL2_EXIT_FAULTS;
+	f->io_timeouts = 0;
+	f->start = jiffies;
+	f->armed = false;
+}
+
+unsigned int rl2_io_wait_ms_get(void);
 
 int rl2_user_get(unsigned long uaddr, unsigned int size, u64 *val,
 		 struct rl2_faults *f);

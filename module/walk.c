@@ -21,16 +21,17 @@
  *  - pages are faulted in even under SIGKILL (uaccess.c), so that a list or
  *    a word on a page the thread never touched, dropped by MADV_DONTNEED
  *    or swapped out is recovered, with at most RL2_EXIT_FAULTS fault-ins
- *    per exit; no fault waits for I/O in the dying thread: it starts the
- *    I/O and looks again, and a store whose fault calls the filesystem
- *    (->page_mkwrite()) is faulted in by a worker.  What the thread waits
- *    for those is charged to one budget per exit, io_wait_ms (module
- *    parameter, default 10 s), for reads and writes, every list and the
- *    try-unlock fix-up together; time spent walking present pages is not.
- *    A list on a file whose I/O never completes (a FUSE server that does
- *    not answer a READ or a WRITE) ends that list's walk when the budget
- *    is spent (counted in io_timeouts), instead of holding the thread in D
- *    state for good, as it holds the kernel's own walk;
+ *    per exit; no fault that may wait on a file system runs in the dying
+ *    thread: a worker of its user's takes it (fault_work.c).  Every exit
+ *    has a deadline, io_wait_ms (module parameter, default 10 s) of wall
+ *    time from its walk's start, for reads and writes, every list and the
+ *    try-unlock fix-up together: past it no page is waited for.  A word
+ *    whose page does not come in time is given up (counted in
+ *    io_timeouts) and the walk goes on with the next entry; a list pointer
+ *    that cannot be read in time ends that list's walk.  A thread is so
+ *    never held in D state by a FUSE server that does not answer a READ or
+ *    a WRITE, as the kernel's own walk is.  One exit then takes at most
+ *    io_wait_ms, plus the walk of at most walk_limit present entries;
  *  - one waiter is woken with a shared FUTEX_WAKE as the kernel does, or,
  *    if there is none, with FUTEX_WAKE_PRIVATE, which reaches waiters of
  *    the dying thread's own process that used the private op (a different
@@ -98,56 +99,13 @@
  */
 unsigned long rl2_walk_limit = 1UL << 20;
 
-/*
- * Uninterruptible fault-ins (futex words on pages not present) per exit:
- * 4096 pages cover 16 MiB of lock words touched nowhere else, and bound a
- * dying thread's wait for swap I/O.
- */
-#define RL2_EXIT_FAULTS		4096
-
-/*
- * Time one exit may wait for pages, all lists and the fix-up together, in
- * ms: a page-in from swap or disk takes milliseconds, seconds under heavy
- * memory pressure; I/O that has not completed in 10 s (a dead NFS or FUSE
- * server) is not waited for, and that list's walk ends there.  A lock on a
- * page that needed longer is lost, so the bound is generous; it only has
- * to be finite.  Root may change it (read once per exit): an NFS server
- * that takes longer to fail over, or a machine that would rather lose the
- * lock sooner.
- */
-#define RL2_EXIT_IO_WAIT_MS	10000
-#define RL2_EXIT_IO_WAIT_MAX_MS	(3600 * 1000)
-
-static unsigned int rl2_io_wait_ms = RL2_EXIT_IO_WAIT_MS;
-
-static int rl2_io_wait_ms_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int v;
-	int ret = kstrtouint(val, 0, &v);
-
-	if (ret)
-		return ret;
-	if (v > RL2_EXIT_IO_WAIT_MAX_MS)
-		return -EINVAL;
-	WRITE_ONCE(*(unsigned int *)kp->arg, v);
-	return 0;
-}
-
-static const struct kernel_param_ops rl2_io_wait_ms_ops = {
-	.set = rl2_io_wait_ms_set,
-	.get = param_get_uint,
-};
-module_param_cb(io_wait_ms, &rl2_io_wait_ms_ops, &rl2_io_wait_ms, 0644);
-MODULE_PARM_DESC(io_wait_ms,
-		 "Most time one thread's exit or exec waits for pages its lists need (their I/O, a write fault), all slots together, in ms (default 10000; at most 3600000)");
-
 struct rl2_walk {
 	u32 tid;
 	bool is32;
 	unsigned long base;		/* of the list walked; 0: none */
 	unsigned long limit;		/* the dying thread's TASK_SIZE */
 	unsigned long budget;		/* entries left for this exit */
-	struct rl2_faults faults;	/* fault-ins and I/O wait left */
+	struct rl2_faults faults;	/* fault-ins left, the deadline */
 	unsigned long entries;
 	unsigned long recovered;
 	unsigned long woken;
@@ -299,8 +257,9 @@ static noinline int rl2_handle_death(struct rl2_walk *w, unsigned long uaddr,
 	if (uaddr & (sizeof(u32) - 1))
 		return -EINVAL;
 retry:
-	if (rl2_user_read_u32(uaddr, &uval, &w->faults))
-		return -EFAULT;
+	ret = rl2_user_read_u32(uaddr, &uval, &w->faults);
+	if (ret)
+		return ret == -ETIMEDOUT ? 0 : ret;	/* given up: go on */
 
 	owner = uval & FUTEX_TID_MASK;
 	if (owner != w->tid) {
@@ -322,6 +281,8 @@ retry:
 
 	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
 	ret = rl2_user_cmpxchg(u, uval, mval, &nval, &w->faults);
+	if (ret == -ETIMEDOUT)
+		return 0;		/* given up, never written late: go on */
 	if (ret)
 		return ret;		/* e.g. a read-only mapping */
 
@@ -487,10 +448,10 @@ void rl2_walk_task(struct rl2_task *rec)
 		.tid = rec->tid,
 		.limit = TASK_SIZE,
 		.budget = READ_ONCE(rl2_walk_limit),
-		.faults.left = RL2_EXIT_FAULTS,
-		.faults.io_left = (u64)READ_ONCE(rl2_io_wait_ms) * NSEC_PER_MSEC,
 	};
 	unsigned int i, left = rec->nr_used;
+
+	rl2_faults_init(&w.faults);	/* the deadline runs from here */
 
 	if (WARN_ON_ONCE(rl2_rec_task(rec) != current) || !current->mm)
 		return;

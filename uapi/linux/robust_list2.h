@@ -66,6 +66,12 @@
  *		user's threads).
  *	EFAULT: bad pointer.
  *
+ * ROBUST_LIST2_IOC_FAULTS (out)  struct robust_list2_faults
+ *	The fault-ins that exits of the caller's user (its account: a kuid,
+ *	with every user namespace it made) have in flight, and the limits
+ *	they are held to.  Anyone may ask, for their own account only.
+ *	EFAULT: bad pointer.
+ *
  * ROBUST_LIST2_IOC_SET    (in)   struct robust_list2_set
  *	set_robust_list2(head, index, cmd, flags) for the calling thread.
  *	Returns 0, or the number of slots for ROBUST_LIST2_CMD_LIST_LIMIT.
@@ -168,6 +174,7 @@
 /* bit 8: the prctl(2) fast path of ABI version 1, removed; never reused */
 #define ROBUST_LIST2_F_BASED		(1ULL << 9) /* ROBUST_LIST2_IOC_SET_BASED, _GET_BASED */
 #define ROBUST_LIST2_F_INLINE_WINDOW	(1ULL << 10) /* try-unlock copies known by their bytes */
+#define ROBUST_LIST2_F_FAULTS		(1ULL << 11) /* ROBUST_LIST2_IOC_FAULTS, info.io_wait_ms */
 
 /* Bits of robust_list2_unlock.flags. */
 #define ROBUST_LIST2_UNLOCK_POP32	(1U << 0) /* @pop is a 32-bit field */
@@ -179,7 +186,9 @@ struct robust_list2_info {
 	__u32 nr_slots;		/* out: slots per thread (8) */
 	__u64 walk_limit;	/* out: most entries walked per exit, all slots */
 	__u64 features;		/* out: ROBUST_LIST2_F_* */
-	__u64 reserved[5];	/* out: zero */
+	__u32 io_wait_ms;	/* out: an exit waits for no page past this, from its walk's start */
+	__u32 pad;		/* out: zero */
+	__u64 reserved[4];	/* out: zero */
 };
 
 struct robust_list2_set {
@@ -246,8 +255,20 @@ struct robust_list2_stats {
 	__u64 limited;		/* out: walks ended by walk_limit */
 	__u64 faults;		/* out: walks ended by a fault or bad pointer */
 	__u64 fixups;		/* out: try-unlocks finished for dying threads */
-	__u64 io_timeouts;	/* out: accesses given up, I/O budget spent */
-	__u64 reserved[6];	/* out: zero */
+	__u64 io_timeouts;	/* out: accesses given up at their exit's deadline */
+	__u64 faults_in_flight;	/* out: fault-ins queued or running, all users */
+	__u64 faults_pinned;	/* out: of those, running on alone (each pins its mm) */
+	__u64 reserved[4];	/* out: zero */
+};
+
+struct robust_list2_faults {
+	__u32 in_flight;	/* out: the account's fault-ins queued or running */
+	__u32 pinned;		/* out: of those, running on after their thread gave up */
+	__u32 per_user;		/* out: the account's limit (faults_per_user) */
+	__u32 per_mm;		/* out: one process's limit (faults_per_mm) */
+	__u32 shared;		/* out: beyond each account's first, all accounts together */
+	__u32 pad;		/* out: zero */
+	__u64 reserved[3];	/* out: zero */
 };
 
 #define ROBUST_LIST2_IOC_TYPE	0xBE
@@ -261,5 +282,6 @@ struct robust_list2_stats {
 #define ROBUST_LIST2_IOC_SET_WINDOW _IOW (ROBUST_LIST2_IOC_TYPE, 0x06, struct robust_list2_window)
 #define ROBUST_LIST2_IOC_SET_BASED _IOW (ROBUST_LIST2_IOC_TYPE, 0x07, struct robust_list2_set_based)
 #define ROBUST_LIST2_IOC_GET_BASED _IOWR(ROBUST_LIST2_IOC_TYPE, 0x08, struct robust_list2_get_based)
+#define ROBUST_LIST2_IOC_FAULTS	_IOR (ROBUST_LIST2_IOC_TYPE, 0x09, struct robust_list2_faults)
 
 #endif /* _UAPI_LINUX_ROBUST_LIST2_H */
