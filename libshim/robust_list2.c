@@ -281,6 +281,11 @@ int robust_list2_stats(struct robust_list2_stats *st)
 	return (int)rl2__ret(rl2__call(ROBUST_LIST2_IOC_STATS, st));
 }
 
+int robust_list2_faults(struct robust_list2_faults *f)
+{
+	return (int)rl2__ret(rl2__call(ROBUST_LIST2_IOC_FAULTS, f));
+}
+
 int robust_list2_fd(void)
 {
 	return (int)rl2__ret(rl2__device());

@@ -299,6 +299,12 @@ int robust_list2_info(struct robust_list2_info *info);
 /* Fill @st with the module's counters (ROBUST_LIST2_IOC_STATS). */
 int robust_list2_stats(struct robust_list2_stats *st);
 
+/*
+ * Fill @f with the fault-ins the caller's user has in flight for its
+ * exits, and their limits (ROBUST_LIST2_IOC_FAULTS).
+ */
+int robust_list2_faults(struct robust_list2_faults *f);
+
 #ifdef __cplusplus
 }
 #endif
