@@ -25,8 +25,8 @@
 
 static void test_status_json_counts_live_registrations(void **state)
 {
-	const struct jv *features, *stats;
-	bool list32 = false, cycle_safe = false;
+	const struct jv *features, *stats, *mine;
+	bool list32 = false, cycle_safe = false, faults = false;
 	struct run r;
 	struct jv *v = run_json(&r, 0, 0, "status --json");
 
@@ -43,20 +43,30 @@ static void test_status_json_counts_live_registrations(void **state)
 	for (size_t i = 0; i < features->n; i++) {
 		list32 |= !strcmp(features->kids[i]->str, "list32");
 		cycle_safe |= !strcmp(features->kids[i]->str, "cycle_safe");
+		faults |= !strcmp(features->kids[i]->str, "faults");
 	}
-	assert_true(list32 && cycle_safe);
+	assert_true(list32 && cycle_safe && faults);
+	assert_true(jnum(v, "io_wait_ms") > 0);
 	stats = jget(v, "stats");
 	assert_true(jnum(stats, "tasks") >= 3);
 	for (const char *const *k = (const char *const[]){ "walks", "entries", "recovered",
 		"woken", "cycles", "limited", "faults", "fixups", "io_timeouts",
-		NULL }; *k; k++)
+		"faults_in_flight", "faults_pinned", NULL }; *k; k++)
 		assert_true(jnum(stats, *k) >= 0);
+	/* nothing of ours is faulting now; the limits are the defaults */
+	mine = jget(v, "my_faults");
+	assert_int_equal(0, jnum(mine, "in_flight"));
+	assert_int_equal(0, jnum(mine, "pinned"));
+	assert_int_equal(16, jnum(mine, "per_user"));
+	assert_int_equal(4, jnum(mine, "per_mm"));
+	assert_int_equal(1024, jnum(mine, "shared"));
 	j_free(v);
 	run_free(&r);
 
 	assert_int_equal(0, run_cli(&r, 0, "status"));
 	expect_in(r.out, "robust_list2: loaded (live), version %s", robust_list2_version());
 	expect_in(r.out, "live registrations: ");
+	expect_in(r.out, "your exit fault-ins: 0 in flight, 0 left running");
 	run_free(&r);
 }
 
