@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A minimal FUSE server for the suites (fusesrv.h): one thread reads
+ * requests from /dev/fuse and answers them, or keeps them forever, as each
+ * file's mode says.  Files are FOPEN_NOFLUSH (5.16 on), so that a close
+ * does not wait in fuse_flush() for a WRITE that is never answered.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/fuse.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "fusesrv.h"
+#include "helpers.h"
+
+#define FS_INO0		2	/* the first file's inode: 1 is the root */
+
+static int fs_nfiles(const struct fs_srv *s)
+{
+	int n = 0;
+
+	while (n < FS_MAX_FILES && s->file[n].name)
+		n++;
+	return n;
+}
+
+static void fs_attr(struct fuse_attr *a, uint64_t ino)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = ino;
+	a->mode = ino == FUSE_ROOT_ID ? S_IFDIR | 0755 : S_IFREG | 0666;
+	a->nlink = 1;
+	a->size = ino == FUSE_ROOT_ID ? 0 : FS_FILE_SIZE;
+	a->blocks = a->size / 512;
+	a->blksize = 4096;
+}
+
+static void fs_reply(struct fs_srv *s, uint64_t unique, int error,
+		     const void *arg, size_t len)
+{
+	static __thread char buf[sizeof(struct fuse_out_header) + FS_FILE_SIZE];
+	struct fuse_out_header *h = (void *)buf;
+
+	h->len = sizeof(*h) + (error ? 0 : len);
+	h->error = error;
+	h->unique = unique;
+	if (!error && len)
+		memcpy(buf + sizeof(*h), arg, len);
+	if (write(s->fd, buf, h->len) < 0 && errno != ENOENT)
+		fprintf(stderr, "# fuse reply: %s\n", strerror(errno));
+}
+
+static enum fs_mode fs_mode_of(const struct fs_srv *s, uint64_t ino)
+{
+	int i = (int)ino - FS_INO0;
+
+	return i >= 0 && i < fs_nfiles(s) ? s->file[i].mode : FS_PROMPT;
+}
+
+static void fs_read(struct fs_srv *s, struct fuse_in_header *in,
+		    const struct fuse_read_in *r)
+{
+	static __thread char data[FS_FILE_SIZE];
+	size_t len = r->offset < FS_FILE_SIZE ? FS_FILE_SIZE - r->offset : 0;
+
+	switch (fs_mode_of(s, in->nodeid)) {
+	case FS_NO_READ:
+		s->reads++;		/* never answered */
+		return;
+	case FS_SLOW:
+		memset(data, 0, sizeof(data));
+		if (r->offset == 0 && s->slow) {
+			s->slow_reads++;
+			s->slow(s, data, sizeof(data));
+		}
+		break;
+	default:
+		memset(data, 0, sizeof(data));
+		break;
+	}
+	if (len > r->size)
+		len = r->size;
+	fs_reply(s, in->unique, 0, data + (r->offset < FS_FILE_SIZE ? r->offset : 0), len);
+}
+
+static void *fs_serve(void *arg)
+{
+	static __thread char buf[FUSE_MIN_READ_BUFFER + FS_FILE_SIZE];
+	struct fs_srv *s = arg;
+
+	for (;;) {
+		struct fuse_in_header *in = (void *)buf;
+		void *body = buf + sizeof(*in);
+		ssize_t n = read(s->fd, buf, sizeof(buf));
+
+		if (n < 0 && (errno == EINTR || errno == ENOENT))
+			continue;
+		if (n < (ssize_t)sizeof(*in))
+			return NULL;	/* ENODEV: aborted, unmounted */
+		switch (in->opcode) {
+		case FUSE_INIT: {
+			struct fuse_init_in *ii = body;
+			struct fuse_init_out o = {
+				.major = FUSE_KERNEL_VERSION,
+				.minor = ii->minor < FUSE_KERNEL_MINOR_VERSION ?
+					 ii->minor : FUSE_KERNEL_MINOR_VERSION,
+				.max_readahead = s->no_readahead ? 0 : ii->max_readahead,
+				/* page faults read ahead in the background */
+				.flags = s->sync_read ? 0 : FUSE_ASYNC_READ,
+				.max_background = 16,
+				.congestion_threshold = 12,
+				.max_write = 4096,
+				.time_gran = 1,
+			};
+
+			fs_reply(s, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_LOOKUP: {
+			struct fuse_entry_out o = { .generation = 1 };
+
+			for (int i = 0; i < fs_nfiles(s); i++)
+				if (!strcmp(body, s->file[i].name))
+					o.nodeid = FS_INO0 + i;
+			if (!o.nodeid) {
+				fs_reply(s, in->unique, -ENOENT, NULL, 0);
+				break;
+			}
+			fs_attr(&o.attr, o.nodeid);
+			fs_reply(s, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out o = { 0 };
+
+			fs_attr(&o.attr, in->nodeid);
+			fs_reply(s, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_OPEN: {
+			/* a close must not wait for WRITEs (fuse_flush()) */
+			struct fuse_open_out o = { .fh = 1, .open_flags = FOPEN_NOFLUSH };
+
+			fs_reply(s, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_READ:
+			fs_read(s, in, body);
+			break;
+		case FUSE_WRITE: {
+			struct fuse_write_in *w = body;
+			struct fuse_write_out o = { .size = w->size };
+
+			if (fs_mode_of(s, in->nodeid) == FS_NO_WRITE)
+				s->writes++;	/* never answered */
+			else
+				fs_reply(s, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET:
+		case FUSE_INTERRUPT:
+			break;		/* no reply expected */
+		case FUSE_FLUSH:
+		case FUSE_RELEASE:
+		case FUSE_FSYNC:
+			fs_reply(s, in->unique, 0, NULL, 0);
+			break;
+		default:
+			fs_reply(s, in->unique, -ENOSYS, NULL, 0);
+			break;
+		}
+	}
+}
+
+int fs_start(struct fs_srv *s)
+{
+	char opts[160];
+
+	s->reads = s->writes = s->slow_reads = 0;
+	s->mounted = false;
+	s->fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (s->fd < 0) {
+		fprintf(stderr, "# /dev/fuse: %s\n", strerror(errno));
+		return -1;
+	}
+	mkdir(s->mnt, 0755);
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other",
+		 s->fd);
+	if (mount("rl2fuse", s->mnt, "fuse", MS_NOSUID | MS_NODEV, opts)) {
+		fprintf(stderr, "# mount fuse on %s: %s\n", s->mnt, strerror(errno));
+		close(s->fd);
+		s->fd = -1;
+		return -1;
+	}
+	s->mounted = true;
+	if (pthread_create(&s->thread, NULL, fs_serve, s)) {
+		fs_stop(s);
+		return -1;
+	}
+	return 0;
+}
+
+void fs_abort(struct fs_srv *s)
+{
+	struct stat st;
+	char path[96];
+
+	if (!s->mounted || stat(s->mnt, &st))
+		return;
+	mkdir("/sys/fs/fuse/connections", 0755);
+	mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, NULL);	/* may be there */
+	snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort", minor(st.st_dev));
+	if (th_write_file(path, "1"))
+		fprintf(stderr, "# %s: %s\n", path, strerror(errno));
+}
+
+void fs_stop(struct fs_srv *s)
+{
+	fs_abort(s);
+	if (s->mounted)
+		umount2(s->mnt, MNT_DETACH);
+	s->mounted = false;
+	if (s->fd >= 0) {
+		pthread_join(s->thread, NULL);
+		close(s->fd);
+	}
+	s->fd = -1;
+	rmdir(s->mnt);
+}
+
+const char *fs_path(const struct fs_srv *s, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", s->mnt, name);
+	return buf;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fs_*: a minimal FUSE server written against /dev/fuse (INIT, LOOKUP,
+ * GETATTR, OPEN, READ, WRITE and the replies nobody waits for), for the
+ * suites whose lists sit on files a server answers late or never
+ * (t_fuse.c, t_isolation.c).  One thread per mount; several mounts may
+ * run at once.  Every file is FS_FILE_SIZE bytes of zeros unless a slow
+ * file's callback says otherwise, mode 0666, and the mount is allow_other:
+ * processes of any uid may map them.
+ */
+#ifndef TH_FUSESRV_H
+#define TH_FUSESRV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/types.h>
+
+#define FS_FILE_SIZE	(64 * 1024)
+#define FS_MAX_FILES	8
+
+/* How a file's requests are answered. */
+enum fs_mode {
+	FS_PROMPT,		/* READ and WRITE answered at once */
+	FS_NO_READ,		/* READ never answered */
+	FS_NO_WRITE,		/* READ answered, WRITE never */
+	FS_SLOW,		/* READ of offset 0 answered by fs_srv.slow() */
+};
+
+struct fs_srv {
+	/* set before fs_start() */
+	const char *mnt;		/* mount point, made and removed here */
+	bool sync_read;			/* no FUSE_ASYNC_READ in the INIT reply */
+	bool no_readahead;		/* max_readahead 0 in the INIT reply */
+	struct {
+		const char *name;
+		enum fs_mode mode;
+	} file[FS_MAX_FILES];		/* up to the first name NULL */
+	/* FS_SLOW: fill @page (the file's first page) for a READ, may sleep */
+	void (*slow)(struct fs_srv *s, char *page, size_t len);
+	void *slow_arg;
+	/* state */
+	int fd;				/* /dev/fuse, -1 when not running: initialise it so */
+	pthread_t thread;
+	bool mounted;
+	volatile int reads, writes;	/* taken and never answered */
+	volatile int slow_reads;	/* READs of an FS_SLOW file */
+};
+
+/*
+ * Mount @s at s->mnt and serve it.  0, or -1 with a line on stderr when
+ * there is no /dev/fuse or the mount fails (the caller skips).
+ */
+int fs_start(struct fs_srv *s);
+/*
+ * Abort the connection (the FUSE control filesystem): every request
+ * fails, stuck waiters run, the server's thread ends.
+ */
+void fs_abort(struct fs_srv *s);
+/* Abort, unmount, join, close; safe to call twice. */
+void fs_stop(struct fs_srv *s);
+/* "<mnt>/<name>", written into @buf. */
+const char *fs_path(const struct fs_srv *s, const char *name, char *buf, size_t len);
+
+#endif /* TH_FUSESRV_H */
