@@ -5,6 +5,13 @@
  * on the legacy list, and their waiters woken (the victim: lib/victim.c).
  * The kernel log must name the kill and the cgroup.
  *
+ * An OOM victim's exit has a deadline of at most 1 s for pages (module/
+ * uaccess.c): the OOM reaper takes its private memory 2 s after the kill
+ * (5.18 on), where list heads live, so a walk held longer on one list
+ * (here a word on a FUSE page that is never read) would find the next
+ * list's head gone and lose its locks; the second case checks that it
+ * does not.
+ *
  * Needs root (cgroups, /dev/kmsg) and the memory controller, which the VM
  * has; without them the case skips, not passes.  The victim dies in a
  * forked child, every wait is bounded, waiters are confirmed asleep
@@ -20,9 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
 #include <cmocka.h>
 
 #include "cgroup.h"
+#include "fusesrv.h"
 #include "helpers.h"
 #include "victim.h"
 
@@ -129,6 +139,137 @@ static void test_oom_kill(void **state)
 	th_free(v, sizeof(*v));
 }
 
+static struct fs_srv srv = {
+	.fd = -1,
+	.mnt = "/tmp/rl2-oom-fuse",
+	.file = { { "u", FS_NO_READ } },
+};
+
+struct stalled {
+	uint32_t ready, go;
+	int32_t err;
+	uint32_t tid;
+	struct th_lock64 l;	/* slot 1's lock, in shared memory; its head is private */
+};
+
+/*
+ * Slot 0: one entry whose word is on a page of "u" that is never read;
+ * slot 1: a private head (malloc()) and a lock in shared memory.  Then eat
+ * memory until the OOM killer ends it.
+ */
+static int stalled_main(void *p)
+{
+	struct stalled *v = p;
+	struct robust_list_head *h0 = malloc(sizeof(*h0)), *h1 = malloc(sizeof(*h1));
+	struct robust_list *n = malloc(sizeof(*n));
+	char path[128], *u;
+	int fd = open(fs_path(&srv, "u", path, sizeof(path)), O_RDWR);
+
+	if (!h0 || !h1 || !n || fd < 0)
+		return 2;
+	u = mmap(NULL, th_page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (u == MAP_FAILED)
+		return 3;
+	h0->list.next = n;
+	n->next = &h0->list;
+	h0->futex_offset = u - (char *)n;
+	h0->list_op_pending = NULL;
+	th_list64_init(h1, TH_OFF64);
+	v->l.futex = th_gettid();
+	th_list64_add(h1, &v->l, false);
+	v->err = set_robust_list2(h0, 0, TH_NATIVE, 0) || set_robust_list2(h1, 1, TH_NATIVE, 0) ?
+		 errno : 0;
+	v->tid = th_gettid();
+	th_set_flag(&v->ready, 1);
+	if (!th_wait_flag(&v->go, 1, TH_TIMEOUT_MS))
+		return 4;
+	for (;;) {
+		char *m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			return 5;
+		memset(m, 1, 1 << 20);
+	}
+}
+
+/* Does this kernel's OOM reaper wait for the victim's futex cleanup (5.18)? */
+static bool reaper_waits(void)
+{
+	struct utsname u;
+	int maj, min;
+
+	return !uname(&u) && sscanf(u.release, "%d.%d", &maj, &min) == 2 &&
+	       (maj > 5 || (maj == 5 && min >= 18));
+}
+
+static void test_oom_victim_reads_every_head_before_the_reaper(void **state)
+{
+	struct stalled *v = th_shared_alloc(sizeof(*v), false);
+	struct th_waiter w;
+	int status;
+	pid_t pid;
+
+	if (!cg.path[0] || srv.fd < 0)
+		skip();
+	if (!reaper_waits()) {
+		print_message("# the OOM reaper does not wait for futex cleanup before 5.18\n");
+		skip();
+	}
+	if (sizeof(long) != 8) {
+		print_message("# 64-bit only: the deadline does not depend on the ABI\n");
+		skip();
+	}
+	assert_non_null(v);
+	assert_int_equal(0, th_write_file(cg_file("memory.max"), "32M"));
+	if (access(cg_file("memory.swap.max"), F_OK) == 0)
+		assert_int_equal(0, th_write_file(cg_file("memory.swap.max"), "0"));
+	/* the default deadline, 10 s: longer than the reaper waits */
+	assert_int_equal(0, th_write_file("/sys/module/robust_list2/parameters/io_wait_ms",
+					  "10000"));
+
+	pid = th_spawn_kid(stalled_main, v);
+	assert_true(pid > 0);
+	assert_true(th_wait_flag(&v->ready, 1, TH_TIMEOUT_MS));
+	assert_int_equal(0, v->err);
+	cg_enter(pid);
+	w = (struct th_waiter){ .uaddr = &v->l.futex, .val = v->tid | FUTEX_WAITERS,
+				.timeout_ms = 20000 };
+	assert_int_equal(v->tid, __sync_val_compare_and_swap(&v->l.futex, v->tid,
+							     v->tid | FUTEX_WAITERS));
+	assert_int_equal(0, th_waiter_start(&w));
+	assert_int_equal(0, th_wait_futex_sleeper(getpid(), w.tid, &v->l.futex));
+
+	cg_oom_window(true);
+	th_set_flag(&v->go, 1);
+	status = th_reap_kid(pid, 6 * TH_TIMEOUT_MS);
+	cg_oom_window(false);
+	th_waiter_join(&w);
+	print_message("# OOM victim with a stalled first list: status %d, its second list's "
+		      "word 0x%08x, waiter %s\n", status, v->l.futex,
+		      w.result ? "not woken" : "woken");
+	assert_int_equal(128 + SIGKILL, status);
+	assert_true(cg_event("memory.events", "oom_kill") >= 1);
+	assert_true(v->l.futex & FUTEX_OWNER_DIED);
+	assert_int_equal(0, w.result);
+	th_free(v, sizeof(*v));
+}
+
+static int stalled_setup(void **state)
+{
+	if (geteuid() == 0 && th_have_device() && fs_start(&srv))
+		fs_stop(&srv);
+	return oom_setup(state);
+}
+
+static int stalled_teardown(void **state)
+{
+	fs_stop(&srv);
+	th_write_file("/sys/module/robust_list2/parameters/io_wait_ms", "10000");
+	return cg_teardown(state);
+}
+
 /* Runs even when the test failed: no child left, the OOM window closed, then the group. */
 static int oom_teardown(void **state)
 {
@@ -139,6 +280,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_oom_kill, oom_setup, oom_teardown),
+		cmocka_unit_test_setup_teardown(test_oom_victim_reads_every_head_before_the_reaper,
+						stalled_setup, stalled_teardown),
 	};
 
 	if (getenv("RL2_TEST_FILTER"))		/* e.g. RL2_TEST_FILTER='test_oom_*' */
