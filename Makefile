@@ -267,7 +267,7 @@ uninstall: dkms-uninstall ## remove all that the install targets put, DKMS or no
 style: ## checkpatch.pl --strict on module/
 	scripts/checkpatch
 
-check-docs: ## man pages, README example, Makefile help, design.md against the code
+check-docs: ## docs against the code; no run logs, length limits, the env table
 	scripts/check-docs
 
 clean: ## remove the build output: build/

@@ -171,24 +171,6 @@ uint32_t robust_list2_try_unlock32(uint32_t *lock, uint32_t tid, uint32_t *pop);
 				    ROBUST_LIST2_TRY_UNLOCK_REGS(lock, pop)	\
 				  : "eax", "memory", "cc"			\
 				  : busy)
-
-static inline uint32_t robust_list2_try_unlock64_inline(uint32_t *lock, uint32_t tid,
-							 uint64_t *pop)
-{
-	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK64_STORE, tid, lock, pop, rl2_busy);
-	return tid;
-rl2_busy:
-	return ROBUST_LIST2_TRY_UNLOCK_BUSY(lock, tid);
-}
-
-static inline uint32_t robust_list2_try_unlock32_inline(uint32_t *lock, uint32_t tid,
-							 uint32_t *pop)
-{
-	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK32_STORE, tid, lock, pop, rl2_busy);
-	return tid;
-rl2_busy:
-	return ROBUST_LIST2_TRY_UNLOCK_BUSY(lock, tid);
-}
 #endif
 
 #if defined(__aarch64__) && !defined(__ILP32__)
@@ -249,7 +231,13 @@ rl2_busy:
 #else
 #define ROBUST_LIST2_TRY_UNLOCK_ASM ROBUST_LIST2_TRY_UNLOCK_ASM_LLSC
 #endif
+#endif
 
+/*
+ * One definition for every architecture: each block above gives the
+ * window's instructions (ROBUST_LIST2_TRY_UNLOCK_ASM and the two stores).
+ */
+#ifdef ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE
 static inline uint32_t robust_list2_try_unlock64_inline(uint32_t *lock, uint32_t tid,
 							 uint64_t *pop)
 {

@@ -387,3 +387,32 @@ bool th_have_device(void)
 {
 	return access(ROBUST_LIST2_DEVICE, R_OK | W_OK) == 0;
 }
+
+int th_module_unload(void)
+{
+	return syscall(SYS_delete_module, "robust_list2", O_NONBLOCK) ? -1 : 0;
+}
+
+int th_module_load(const char *ko)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC);
+	long ret;
+	int err;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret ? -1 : 0;
+}
+
+int th_module_refcnt(void)
+{
+	char buf[32];
+
+	if (th_read_file("/sys/module/robust_list2/refcnt", buf, sizeof(buf)) <= 0)
+		return -1;
+	return atoi(buf);
+}

@@ -169,4 +169,15 @@ int th_waiter_join(struct th_waiter *w);
 /* Is the module's device there?  Used by fixtures to skip cleanly. */
 bool th_have_device(void);
 
+/*
+ * The module itself, for the suites that unload and load it (root): unload
+ * without waiting (delete_module(O_NONBLOCK): -1 with EWOULDBLOCK while in
+ * use); load the image at @ko (finit_module(), no parameters); the
+ * refcount of /sys/module/robust_list2/refcnt, or -1.  Both calls return
+ * 0, or -1 with errno set.
+ */
+int th_module_unload(void);
+int th_module_load(const char *ko);
+int th_module_refcnt(void);
+
 #endif /* TH_HELPERS_H */
