@@ -12,7 +12,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 structs=(robust_list2_info robust_list2_set robust_list2_get robust_list2_stats robust_list2_unlock robust_list2_window
-	 robust_list2_set_based robust_list2_get_based)
+	 robust_list2_set_based robust_list2_get_based robust_list2_faults)
 abis=(-m64 -m32 -mx32)
 CC=${CC:-cc}
 
