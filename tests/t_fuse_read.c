@@ -171,7 +171,7 @@ static void run_holders(struct holder *spec, int n)
 		skip();
 	assert_int_equal(0, th_write_file(PARAM_IO_WAIT, "1000"));
 	for (int i = 0; i < n; i++) {
-		uint32_t *pw = (uint32_t *)((char *)present + i * pg);
+		uint32_t *pw = (uint32_t *)((char *)present + i * pg), tid;
 
 		h[i] = th_shared_alloc(sizeof(*h[i]), false);
 		assert_non_null(h[i]);
@@ -183,9 +183,10 @@ static void run_holders(struct holder *spec, int n)
 		assert_true(th_wait_flag(&h[i]->ready, 1, TH_TIMEOUT_MS));
 		assert_int_equal(0, h[i]->err);
 		/* the waiter: FUTEX_WAITERS set on the holder's word, then asleep */
-		w[i] = (struct th_waiter){ .uaddr = pw, .val = *pw | FUTEX_WAITERS,
+		tid = *pw;
+		w[i] = (struct th_waiter){ .uaddr = pw, .val = tid | FUTEX_WAITERS,
 					   .timeout_ms = 15000 };
-		assert_int_equal(*pw, __sync_val_compare_and_swap(pw, *pw, *pw | FUTEX_WAITERS));
+		assert_int_equal(tid, __sync_val_compare_and_swap(pw, tid, tid | FUTEX_WAITERS));
 		assert_int_equal(0, th_waiter_start(&w[i]));
 		assert_int_equal(0, th_wait_futex_sleeper(getpid(), w[i].tid, pw));
 		status[i] = -1;

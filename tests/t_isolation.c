@@ -15,12 +15,11 @@
  *    FUTEX_OWNER_DIED.  Timed once before the attack (the baseline) and
  *    once during it: at most 1 s more.
  *
- *  - The attack: 300 threads of one uid (30 processes; then 8 uids, 320
- *    threads), each with a lock word on the stuck page or the unread one,
- *    SIGKILLed together: more than four times the account's limit of
- *    fault-ins in flight.  Measured on the code before accounts: the 256
- *    workers of the module's one workqueue stuck in the attackers'
- *    faults, the victim's word given up at 2 s and its waiter never woken.
+ *  - The attack: 400 threads of one uid (40 processes; then of 8 uids),
+ *    300 with a lock word on the stuck page and 100 on the unread one,
+ *    SIGKILLed together: far more than the account's limit of fault-ins
+ *    in flight, and more stuck stores than the 256 items one unbound
+ *    workqueue runs at once (the module had one for every user).
  *
  *  - Then: the attackers' accounts hold at most their limit; rmmod is
  *    refused at once, not hung; aborting the hostile connection brings the
@@ -152,6 +151,15 @@ static int poll_child(pid_t pid, int ms)
 		th_sleep_ms(5);
 	} while (th_now_ms() < deadline);
 	return -1;
+}
+
+/* Fail with what a child that should be waiting exited with, if it did. */
+static void expect_alive(pid_t pid, const char *what)
+{
+	int st = poll_child(pid, 0);
+
+	if (st != -1)
+		fail_msg("%s (pid %d) exited early: status %d", what, (int)pid, st);
 }
 
 /* Tasks in D state on the machine now (kernel threads included). */
@@ -294,7 +302,9 @@ static long victim_run(uint32_t off, uint32_t *word, const char *when)
 	assert_int_equal(0, v->err);
 	w = th_spawn_kid(waiter_main, v);
 	assert_true(w > 0);
-	assert_true(th_wait_flag(&v->w_ready, 1, TH_TIMEOUT_MS));
+	if (!th_wait_flag(&v->w_ready, 1, TH_TIMEOUT_MS))
+		expect_alive(w, "the waiter");
+	assert_true(v->w_ready);
 	assert_int_equal(0, th_wait_futex_sleeper(w, v->w_tid, (void *)(uintptr_t)v->w_uaddr));
 
 	t0 = th_now_ms();
@@ -543,14 +553,18 @@ static void attack_and_check(int nuids, int nproc, uint32_t nthreads)
 	settle(r0);
 }
 
+/*
+ * 400 threads, 300 of them with a stuck store: more than the 256 items
+ * one unbound workqueue runs at once.
+ */
 static void test_stuck_faults_of_one_user_spare_another(void **state)
 {
-	attack_and_check(1, 30, 10);
+	attack_and_check(1, 40, 10);
 }
 
 static void test_eight_attacking_users(void **state)
 {
-	attack_and_check(8, 32, 10);
+	attack_and_check(8, 40, 10);
 }
 
 /* ---- 400 threads, one deadline --------------------------------------- */
@@ -680,8 +694,10 @@ static long mass_run(bool stuck, int memfd, uint32_t *words, int *recovered)
 	m->memfd = memfd;
 	pid = th_spawn_kid(mass_main, m);
 	assert_true(pid > 0);
-	while ((seen = __atomic_load_n(&m->ready, __ATOMIC_SEQ_CST)) < NT && th_now_ms() < deadline)
+	while ((seen = __atomic_load_n(&m->ready, __ATOMIC_SEQ_CST)) < NT && th_now_ms() < deadline) {
+		expect_alive(pid, "the 400 threads' process");
 		th_futex_wait(&m->ready, seen, 100, false);
+	}
 	assert_int_equal(NT, m->ready);
 	assert_int_equal(0, m->errors);
 	if (stuck) {
