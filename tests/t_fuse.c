@@ -141,22 +141,6 @@ static int srv_stop(void **state)
 	return 0;
 }
 
-/* waitpid() for at most @ms without killing (th_wait_child_ms() would wait on). */
-static int poll_child(pid_t pid, int ms)
-{
-	long deadline = th_now_ms() + ms;
-	int st;
-
-	do {
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			th_reap_kid(pid, 0);	/* forget it */
-			return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
-		}
-		th_sleep_ms(10);
-	} while (th_now_ms() < deadline);
-	return -1;
-}
-
 /* The state letter of /proc/<pid>/stat ('D': uninterruptible), or '?'. */
 static char proc_state(pid_t pid)
 {
@@ -383,7 +367,7 @@ static void test_slot_list_on_unreadable_file_dies(void **state)
 	t0 = th_now_ms();
 	k = kill_kid(false, false, &pid);
 	/* 10 s of I/O wait, then the rest of the exit; past 5 s had it hung */
-	status = poll_child(pid, 20000);
+	status = th_poll_kid(pid, 20000);
 	ms = th_now_ms() - t0;
 	print_message("# robust_list2 list on an unreadable FUSE file: kill -> waitpid %ld ms "
 		      "(io_wait_ms %s), %d READ requests left unanswered\n", ms,
@@ -406,7 +390,7 @@ static void test_legacy_list_control(void **state)
 		skip();
 	k = kill_kid(true, false, &pid);
 	t0 = th_now_ms();
-	status = poll_child(pid, 3000);
+	status = th_poll_kid(pid, 3000);
 	if (status == 128 + SIGKILL)
 		print_message("# control: the kernel's walk of the legacy list: reaped in %ld ms\n",
 			      th_now_ms() - t0);
@@ -417,7 +401,7 @@ static void test_legacy_list_control(void **state)
 	/* abort the connection: the READ fails, a stuck walk ends */
 	srv_release();
 	if (status != 128 + SIGKILL)
-		status = poll_child(pid, 10000);
+		status = th_poll_kid(pid, 10000);
 	assert_int_equal(128 + SIGKILL, status);
 	th_free(k, sizeof(*k));
 }
@@ -447,7 +431,7 @@ static void test_slot_word_whose_write_fault_never_completes(void **state)
 	writes = srv.writes;
 	t0 = th_now_ms();
 	k = kill_kid(false, true, &pid);
-	status = poll_child(pid, 20000);
+	status = th_poll_kid(pid, 20000);
 	ms = th_now_ms() - t0;
 	if (status == 128 + SIGKILL) {
 		print_message("# robust_list2 word whose write fault never completes: kill -> "
@@ -477,7 +461,7 @@ static void test_slot_word_whose_write_fault_never_completes(void **state)
 
 	kc = kill_kid(true, true, &cpid);
 	t0 = th_now_ms();
-	status = poll_child(cpid, 3000);
+	status = th_poll_kid(cpid, 3000);
 	cstate = proc_state(cpid);
 	if (status == 128 + SIGKILL)
 		print_message("# control: the kernel's walk of the legacy list: reaped in %ld ms\n",
@@ -492,7 +476,7 @@ static void test_slot_word_whose_write_fault_never_completes(void **state)
 	/* abort the connection: the WRITEs fail, fuse_page_mkwrite() returns */
 	srv_release();
 	kill_holders();
-	status = poll_child(cpid, 10000);
+	status = th_poll_kid(cpid, 10000);
 	assert_int_equal(128 + SIGKILL, status);
 	r = refcnt_settles(r0, 5000);
 	print_message("# module refcount %ld once the worker finished\n", r);
@@ -581,7 +565,7 @@ static long run_bkid(enum bmode mode, uint32_t n, int delay_ms)
 	srv.slow = slow_fill;
 	t0 = th_now_ms();
 	assert_int_equal(0, kill(pid, SIGKILL));
-	status = poll_child(pid, 60000);
+	status = th_poll_kid(pid, 60000);
 	ms = th_now_ms() - t0;
 	srv.slow = NULL;
 	assert_int_equal(128 + SIGKILL, status);

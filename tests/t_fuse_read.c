@@ -140,22 +140,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* waitpid() for at most @ms without killing; the status, or -1. */
-static int poll_child(pid_t pid, int ms)
-{
-	long deadline = th_now_ms() + ms;
-	int st;
-
-	do {
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			th_reap_kid(pid, 0);
-			return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
-		}
-		th_sleep_ms(5);
-	} while (th_now_ms() < deadline);
-	return -1;
-}
-
 /* Start the holders, kill them together, check each. */
 static void run_holders(struct holder *spec, int n)
 {
@@ -198,7 +182,7 @@ static void run_holders(struct holder *spec, int n)
 		for (int i = 0; i < n; i++) {
 			if (status[i] != -1)
 				continue;
-			status[i] = poll_child(pid[i], 0);
+			status[i] = th_poll_kid(pid[i], 0);
 			if (status[i] != -1) {
 				ms[i] = th_now_ms() - t0;
 				left--;

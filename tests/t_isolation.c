@@ -138,25 +138,10 @@ static char *map_file(struct fs_srv *s, const char *name, int prot, int flags, i
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static int poll_child(pid_t pid, int ms)
-{
-	long deadline = th_now_ms() + ms;
-	int st;
-
-	do {
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			th_reap_kid(pid, 0);	/* forget it */
-			return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
-		}
-		th_sleep_ms(5);
-	} while (th_now_ms() < deadline);
-	return -1;
-}
-
 /* Fail with what a child that should be waiting exited with, if it did. */
 static void expect_alive(pid_t pid, const char *what)
 {
-	int st = poll_child(pid, 0);
+	int st = th_poll_kid(pid, 0);
 
 	if (st != -1)
 		fail_msg("%s (pid %d) exited early: status %d", what, (int)pid, st);
@@ -315,7 +300,7 @@ static long victim_run(uint32_t off, uint32_t *word, const char *when)
 	print_message("# victim (uid %d) %s: kill -> waiter awake %ld ms, word 0x%08x%s\n",
 		      UID_VICTIM, when, ms, v->word,
 		      v->word & FUTEX_OWNER_DIED ? " (OWNER_DIED)" : " (lock lost)");
-	assert_int_equal(128 + SIGKILL, poll_child(h, 10000));
+	assert_int_equal(128 + SIGKILL, th_poll_kid(h, 10000));
 	assert_int_equal(0, th_reap_kid(w, 5000));
 	th_free(v, sizeof(*v));
 	return ms;
@@ -399,21 +384,41 @@ static int aproc_main(void *p)
 	return 1;
 }
 
-/* Start the WRITE of "w"'s first page, never answered: it stays under writeback. */
+/* Who starts the WRITE of a page of "w", never answered: it stays under writeback. */
+struct arm {
+	uint32_t armed;
+	uint32_t page;
+};
+
 static int armer_main(void *p)
 {
+	struct arm *a = p;
+	size_t pg = th_page_size();
 	char path[128];
 	int fd;
 
 	close(robust_list2_fd());	/* the parent's: ours must not pin the module */
 	fd = open(fs_path(&hostile, "w", path, sizeof(path)), O_RDWR);
-
-	if (fd < 0 || sync_file_range(fd, 0, th_page_size(), SYNC_FILE_RANGE_WRITE))
+	if (fd < 0 || sync_file_range(fd, a->page * pg, pg, SYNC_FILE_RANGE_WRITE))
 		return 2;
-	th_set_flag(p, 1);
+	th_set_flag(&a->armed, 1);
 	for (int i = 0; i < 600; i++)
 		th_sleep_ms(100);
 	return 1;
+}
+
+/* Start an armer for page @page of "w"; return once the server has its WRITE. */
+static void arm_page(uint32_t page)
+{
+	struct arm *a = th_shared_alloc(sizeof(*a), false);
+
+	assert_non_null(a);
+	a->page = page;
+	armer = th_spawn_kid(armer_main, a);
+	assert_true(th_wait_flag(&a->armed, 1, TH_TIMEOUT_MS));
+	for (int i = 0; i < 500 && !hostile.writes; i++)
+		th_sleep_ms(10);
+	assert_true(hostile.writes > 0);
 }
 
 /*
@@ -425,11 +430,10 @@ static long attack(int nuids, int nproc, uint32_t nthreads)
 {
 	struct attack *a = th_shared_alloc(sizeof(*a), false);
 	struct aproc *ap = th_shared_alloc(sizeof(*ap) * nproc, false);
-	uint32_t *armed = th_shared_alloc(sizeof(*armed), false);
 	uint32_t want = nproc * nthreads, seen;
 	long t0, deadline = th_now_ms() + 30000;
 
-	assert_true(a && ap && armed);
+	assert_true(a && ap);
 	a->nthreads = nthreads;
 	for (int i = 0; i < nproc; i++) {
 		ap[i] = (struct aproc){ .a = a, .uid = UID_ATTACK + i % nuids,
@@ -446,11 +450,7 @@ static long attack(int nuids, int nproc, uint32_t nthreads)
 	assert_int_equal(want, a->ready);
 	assert_int_equal(0, a->errors);
 
-	armer = th_spawn_kid(armer_main, armed);
-	assert_true(th_wait_flag(armed, 1, TH_TIMEOUT_MS));
-	for (int i = 0; i < 500 && !hostile.writes; i++)
-		th_sleep_ms(10);
-	assert_true(hostile.writes > 0);
+	arm_page(0);
 	t0 = th_now_ms();
 	for (int i = 0; i < nproc; i++)
 		assert_int_equal(0, kill(apids[i], SIGKILL));
@@ -516,7 +516,7 @@ static void attack_and_check(int nuids, int nproc, uint32_t nthreads)
 
 	/* the attackers' own exits end by their deadline, stuck faults or not */
 	for (int i = 0; i < nproc; i++)
-		assert_int_equal(128 + SIGKILL, poll_child(apids[i], IO_WAIT_MS + 10000));
+		assert_int_equal(128 + SIGKILL, th_poll_kid(apids[i], IO_WAIT_MS + 10000));
 	ms = th_now_ms() - t0;
 	print_message("# every attacker reaped %ld ms after the kill (io_wait_ms %d)\n", ms,
 		      IO_WAIT_MS);
@@ -661,34 +661,16 @@ static int mass_main(void *p)
 	return 1;
 }
 
-static int warmer_main(void *p)
-{
-	char path[128];
-	int fd;
-
-	close(robust_list2_fd());
-	fd = open(fs_path(&hostile, "w", path, sizeof(path)), O_RDWR);
-
-	/* the "w" page the mass test uses is page 1 */
-	if (fd < 0 || sync_file_range(fd, th_page_size(), th_page_size(), SYNC_FILE_RANGE_WRITE))
-		return 2;
-	th_set_flag(p, 1);
-	for (int i = 0; i < 600; i++)
-		th_sleep_ms(100);
-	return 1;
-}
-
 /* kill -> waitpid of the 400 threads, in ms; the present words checked. */
 static long mass_run(bool stuck, int memfd, uint32_t *words, int *recovered)
 {
 	struct mass *m = th_shared_alloc(sizeof(*m), false);
-	uint32_t *armed = th_shared_alloc(sizeof(*armed), false);
 	struct th_waiter w[16];
 	uint32_t seen;
 	long t0, ms, deadline = th_now_ms() + 30000;
 	pid_t pid;
 
-	assert_true(m && armed);
+	assert_non_null(m);
 	memset(words, 0, 2 * th_page_size());
 	m->stuck = stuck;
 	m->memfd = memfd;
@@ -700,13 +682,8 @@ static long mass_run(bool stuck, int memfd, uint32_t *words, int *recovered)
 	}
 	assert_int_equal(NT, m->ready);
 	assert_int_equal(0, m->errors);
-	if (stuck) {
-		armer = th_spawn_kid(warmer_main, armed);
-		assert_true(th_wait_flag(armed, 1, TH_TIMEOUT_MS));
-		for (int i = 0; i < 500 && !hostile.writes; i++)
-			th_sleep_ms(10);
-		assert_true(hostile.writes > 0);
-	}
+	if (stuck)
+		arm_page(1);	/* the "w" page the 400 threads use */
 	/* 16 waiters, on every 25th present word */
 	for (int k = 0; k < 16; k++) {
 		uint32_t i = 25 * k, *pw = (uint32_t *)((char *)words + (i % 2) * th_page_size()) + i;
@@ -721,7 +698,7 @@ static long mass_run(bool stuck, int memfd, uint32_t *words, int *recovered)
 	}
 	t0 = th_now_ms();
 	assert_int_equal(0, kill(pid, SIGKILL));
-	assert_int_equal(128 + SIGKILL, poll_child(pid, 30000));
+	assert_int_equal(128 + SIGKILL, th_poll_kid(pid, 30000));
 	ms = th_now_ms() - t0;
 	*recovered = 0;
 	for (uint32_t i = 0; i < NT; i++) {

@@ -150,6 +150,22 @@ pid_t th_spawn_kid(int (*fn)(void *), void *arg)
 	return pid;
 }
 
+int th_poll_kid(pid_t pid, int timeout_ms)
+{
+	long deadline = th_now_ms() + timeout_ms;
+	int st;
+
+	do {
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			th_reap_kid(pid, 0);	/* forget it */
+			return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+		}
+		if (timeout_ms)
+			th_sleep_ms(5);
+	} while (th_now_ms() < deadline);
+	return -1;
+}
+
 /* th_wait_child_ms(), and @pid is no longer ours to clean up. */
 int th_reap_kid(pid_t pid, int timeout_ms)
 {

@@ -85,6 +85,11 @@ static inline int th_wait_child(pid_t pid)
  */
 pid_t th_spawn_kid(int (*fn)(void *), void *arg);
 int th_reap_kid(pid_t pid, int timeout_ms);
+/*
+ * Like th_reap_kid(), but never kills: @pid's status if it ended within
+ * @timeout_ms (0: one look), else -1 and it stays ours.
+ */
+int th_poll_kid(pid_t pid, int timeout_ms);
 void th_kill_kids(void);
 int th_kids_teardown(void **state);
 
