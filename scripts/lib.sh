@@ -427,6 +427,58 @@ deb_chroot_base() {
 	echo "$d"
 }
 
+# deb_build SRC ARCH LOG [DPKG-BUILDPACKAGE-ARG...]: dpkg-buildpackage -us -uc
+# ARG... on the source tree SRC for ARCH (amd64, or -a ARCH: arm64, armhf) in
+# the package build chroot, $RL2_CACHE/deb-chroot/bookworm-build: a copy of
+# deb_chroot_base bookworm whose own dpkg has arm64 and armhf added and whose
+# apt installs debian/control's build dependencies, so that the packages
+# link against bookworm's libc, the oldest release they are for, whatever
+# the host's release.  The results land beside SRC (in its parent, bound
+# into the chroot at its own path); the output goes to LOG.  One build at a
+# time (the chroot is shared by every worktree).  Root.
+deb_build() {
+	local src=$1 arch=$2 log=$3 root=$RL2_CACHE/deb-chroot/bookworm-build base want bd
+	shift 3
+	local cr=(chroot_run "$root" "${src%/*}" -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+		LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive)
+	base=$(deb_chroot_base bookworm) || return 1
+	(
+		flock 8
+		# libc6-dev:ARCH: dpkg-shlibdeps reads the target's libc from dpkg's database
+		want="build-essential debhelper dh-dkms pkg-config crossbuild-essential-arm64 crossbuild-essential-armhf
+libc6-dev:arm64 libc6-dev:armhf"
+		if [[ $(cat "$root/.rl2-ready" 2>/dev/null) != "$want" ]]; then
+			msg "preparing the package build chroot $root (once): $want"
+			rm -rf "$root.tmp"
+			cp -a "$base" "$root.tmp"
+			deb_sources bookworm >"$root.tmp/etc/apt/sources.list"
+			# shellcheck disable=SC2086 # $want is a list
+			if ! { chroot_run "$root.tmp" -- dpkg --add-architecture arm64 &&
+				chroot_run "$root.tmp" -- dpkg --add-architecture armhf &&
+				apt_update_tolerant chroot_run "$root.tmp" -- &&
+				chroot_run "$root.tmp" -- env DEBIAN_FRONTEND=noninteractive \
+					apt-get -q -y --no-install-recommends install $want &&
+				chroot_run "$root.tmp" -- apt-get clean; } >"$root.log" 2>&1; then
+				tail -n 30 "$root.log" >&2
+				msg "preparing $root failed (log: $root.log)"
+				exit 1
+			fi
+			echo "$want" >"$root.tmp/.rl2-ready"
+			rm -rf "$root"
+			mv "$root.tmp" "$root"
+		fi
+		# debian/control's Build-Depends for ARCH, by the chroot's apt (a
+		# no-op when they are there; its index refreshed once if one is missing).
+		bd=(apt-get -q -y --no-install-recommends -o APT::Keep-Downloaded-Packages=false build-dep -a "$arch" "$src")
+		"${cr[@]}" "${bd[@]}" >"$log" 2>&1 ||
+			{ apt_update_tolerant "${cr[@]}" >>"$log" 2>&1 && "${cr[@]}" "${bd[@]}" >>"$log" 2>&1; } ||
+			{ tail -n 30 "$log" >&2; msg "cannot install the build dependencies for $arch (log: $log)"; exit 1; }
+		"${cr[@]}" DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-}" sh -c 'cd "$1" && shift && exec "$@"' sh "$src" \
+			dpkg-buildpackage -us -uc -j"$(nproc)" "$@" >>"$log" 2>&1 ||
+			{ tail -n 40 "$log" >&2; msg "dpkg-buildpackage $* failed (whole log: $log)"; exit 1; }
+	) 8>"$root.lock"
+}
+
 # deb_sources SUITE: a sources.list of SUITE as a user of it has one (its
 # -updates and -security suites too; sid has neither).
 deb_sources() {
