@@ -32,7 +32,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL ARCH M32 O KERNELRELEASE KDIR
 kdir=$("$top/scripts/fetch-kernel" --print-kdir 6.12)
 mk() { local d=$1; shift; make -s -j"$(nproc)" -C "$src/$d" "$@" >/dev/null; }
 fuzz=()
-! command -v clang-14 >/dev/null || fuzz=(fuzz)	# make fuzz's (scripts/deps --debug)
+! command -v clang >/dev/null || fuzz=(fuzz)	# make fuzz's (scripts/deps --debug)
 mk .
 mk tests CFLAGS=-O0 host vm ${fuzz[@]+"${fuzz[@]}"}
 mk tools CFLAGS=-O0
