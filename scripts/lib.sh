@@ -355,11 +355,12 @@ build_chroot() {
 
 # chroot_has CHROOT PACKAGE...: is every PACKAGE installed in CHROOT?
 chroot_has() {
-	local root=$1
+	local root=$1 pkgs
 	shift
 	[[ -x $root/usr/bin/apt-get ]] || return 1
-	(($(dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${db:Status-Abbrev}\n' "$@" 2>/dev/null |
-		grep -c '^ii') == $#))
+	mapfile -t pkgs < <(printf '%s\n' "$@" | sort -u)	# dpkg-query answers a name once
+	(($(dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${db:Status-Abbrev}\n' "${pkgs[@]}" 2>/dev/null |
+		grep -c '^ii') == ${#pkgs[@]}))
 }
 
 # chroot_install CHROOT PACKAGE...: install with CHROOT's own apt (its index
