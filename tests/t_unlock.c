@@ -85,6 +85,7 @@ static void join_waiters(struct unlock_scene *s)
 
 static void test_unlock_releases_clears_and_wakes_one(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 
@@ -104,6 +105,7 @@ static void test_unlock_releases_clears_and_wakes_one(void **state)
 
 static void test_unlock_private_and_pop32(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 
@@ -124,6 +126,7 @@ static void test_unlock_private_and_pop32(void **state)
 
 static void test_unlock_without_pop(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 
@@ -135,6 +138,7 @@ static void test_unlock_without_pop(void **state)
 
 static void test_unlock_eperm_when_not_owner(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 
@@ -156,6 +160,7 @@ static long raw_unlock(struct robust_list2_unlock *a)
 
 static void test_unlock_einval(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 	struct robust_list2_unlock a = {
@@ -186,6 +191,7 @@ static void test_unlock_einval(void **state)
 
 static void test_unlock_efault(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 	uint64_t *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -207,6 +213,7 @@ static void test_unlock_efault(void **state)
 
 static void test_unlock_pi(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 
@@ -546,13 +553,23 @@ static void step_store_exclusive(pid_t pid, struct race *r)
 static uint32_t run_race_at(enum how how, int extra, bool *pending_when_released,
 			    uint64_t *fixups, uint32_t *tid)
 {
-	struct race *r = th_shared_alloc(4096, true);
-	struct robust_list2_stats before, after;
+	struct race *r;
+	struct robust_list2_stats before = { 0 }, after = { 0 };
+	bool native = th_native();
 	uint32_t word;
 	int status;
 	pid_t pid;
 	long steps;
 
+	/*
+	 * Forms that need a descriptor of the module: a based slot, a slot
+	 * set through a bare descriptor or one with another window, the
+	 * unlock ioctl.
+	 */
+	if (how == TRY32_BASED || how == TRY32_TWO_FDS || how == TRY32_TWO_WINDOWS ||
+	    how == TRY64_COPY || how == TRY32_COPY || how == TRY32_FAR || how == IOCTL)
+		TH_MODULE_ONLY("a descriptor, a base or the unlock ioctl of the module");
+	r = th_shared_alloc(4096, true);
 	assert_non_null(r);
 	r->how = how;
 	r->extra = extra;
@@ -560,7 +577,8 @@ static uint32_t run_race_at(enum how how, int extra, bool *pending_when_released
 	th_list32_init(&r->head32, TH_OFF32);
 	th_list32_init(&r->other32, TH_OFF32);
 	th_list64_init(&r->slot, TH_OFF64);
-	assert_int_equal(0, robust_list2_stats(&before));
+	if (!native)
+		assert_int_equal(0, robust_list2_stats(&before));
 
 	pid = th_spawn_child(racer, r);
 	assert_true(pid > 0);
@@ -591,7 +609,8 @@ static uint32_t run_race_at(enum how how, int extra, bool *pending_when_released
 
 	word = *race_word(r);
 	*tid = r->tid;
-	assert_int_equal(0, robust_list2_stats(&after));
+	if (!native)
+		assert_int_equal(0, robust_list2_stats(&after));
 	*fixups = after.fixups - before.fixups;
 	th_free(r, 4096);
 	return word;
@@ -604,6 +623,24 @@ static uint32_t run_race(enum how how, bool *pending_when_released, uint64_t *fi
 }
 
 /* ---- the cases: one per unlock form and stopping point ---------------- */
+
+/*
+ * The verdict on a thread killed inside a try-unlock the module knows: it
+ * finished the unlock (fixups +1) and the word -- memory the lock's owner
+ * may have reused -- holds what the next owner wrote, untouched.  The
+ * native kernel has no such fix-up (kernel-series/README.md, differences):
+ * there the race stays as real as with a plain unlock, which is asserted.
+ */
+static void expect_fixed_up(uint64_t fixups, uint32_t tid, uint32_t word)
+{
+	if (th_native()) {
+		print_message("# native kernel: no try-unlock fix-up, the reused word is marked\n");
+		assert_int_equal(FUTEX_OWNER_DIED, word);
+		return;
+	}
+	assert_int_equal(1, fixups);	/* the module finished the unlock */
+	assert_int_equal(tid, word);	/* the reused memory is untouched */
+}
 
 static void test_race_plain_unlock_corrupts_reused_memory(void **state)
 {
@@ -628,8 +665,7 @@ static void test_race_try_unlock64_leaves_memory_alone(void **state)
 	word = run_race(TRY64, &pending, &fixups, &tid);
 
 	assert_true(pending);		/* stopped inside the window */
-	assert_int_equal(1, fixups);	/* the module finished the unlock */
-	assert_int_equal(tid, word);	/* the reused memory is untouched */
+	expect_fixed_up(fixups, tid, word);
 }
 
 /*
@@ -646,8 +682,7 @@ static void race_fixed_up(enum how how)
 	uint32_t word = run_race(how, &pending, &fixups, &tid);
 
 	assert_true(pending);
-	assert_int_equal(1, fixups);
-	assert_int_equal(tid, word);
+	expect_fixed_up(fixups, tid, word);
 }
 
 static void test_race_try_unlock32_leaves_memory_alone(void **state)
@@ -672,8 +707,7 @@ static void test_race_try_unlock64_legacy_list_leaves_memory_alone(void **state)
 	word = run_race(TRY64_LEGACY, &pending, &fixups, &tid);
 
 	assert_true(pending);
-	assert_int_equal(1, fixups);
-	assert_int_equal(tid, word);
+	expect_fixed_up(fixups, tid, word);
 }
 
 /* The fix-up finds a based slot's pending field by its host address. */
@@ -718,8 +752,7 @@ static void race_inline_case(enum how how, int extra)
 
 	assert_true(pending);		/* stopped inside the window */
 	if (known) {
-		assert_int_equal(1, fixups);	/* the module recognised the copy */
-		assert_int_equal(tid, word);	/* the reused memory is untouched */
+		expect_fixed_up(fixups, tid, word);	/* the module recognised it */
 	} else {
 		assert_int_equal(0, fixups);	/* not recognised: the race is real */
 		assert_int_equal(FUTEX_OWNER_DIED, word);

@@ -387,3 +387,8 @@ bool th_have_device(void)
 {
 	return access(ROBUST_LIST2_DEVICE, R_OK | W_OK) == 0;
 }
+
+bool th_native(void)
+{
+	return robust_list2_backend() == ROBUST_LIST2_BACKEND_SYSCALL;
+}

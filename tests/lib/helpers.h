@@ -169,4 +169,39 @@ int th_waiter_join(struct th_waiter *w);
 /* Is the module's device there?  Used by fixtures to skip cleanly. */
 bool th_have_device(void);
 
+/*
+ * Does the library answer with the kernel's own system calls (a library
+ * built with NATIVE= on a kernel with kernel-series/: make check-native),
+ * where no module is loaded?
+ */
+bool th_native(void);
+
+/*
+ * On the native kernel: skip a case about the module itself (its device,
+ * ioctls, counters, unload), or one where the kernel series behaves
+ * otherwise on purpose, saying why (kernel-series/README.md has both
+ * tables).  TH_MODULE_ONLY_SUITE() ends a whole program with exit 77.
+ */
+#define TH_MODULE_ONLY(why)						\
+	do {								\
+		if (th_native()) {					\
+			print_message("# module only: %s\n", why);	\
+			skip();						\
+		}							\
+	} while (0)
+#define TH_NATIVE_DIFFERS(why)						\
+	do {								\
+		if (th_native()) {					\
+			print_message("# differs on the native kernel: %s\n", why); \
+			skip();						\
+		}							\
+	} while (0)
+#define TH_MODULE_ONLY_SUITE(why)					\
+	do {								\
+		if (th_native()) {					\
+			printf("# module only: %s\n", why);		\
+			return 77;					\
+		}							\
+	} while (0)
+
 #endif /* TH_HELPERS_H */
