@@ -388,7 +388,18 @@ bool th_have_device(void)
 	return access(ROBUST_LIST2_DEVICE, R_OK | W_OK) == 0;
 }
 
+/*
+ * Where the device is there, never ask the library: robust_list2_backend()
+ * would open the device and keep it open, which holds the module (t_unload
+ * must be able to unload it).  Without it, the library's probe is a system
+ * call and opens nothing.
+ */
 bool th_native(void)
 {
-	return robust_list2_backend() == ROBUST_LIST2_BACKEND_SYSCALL;
+	static int native = -1;
+
+	if (native < 0)
+		native = !th_have_device() &&
+			 robust_list2_backend() == ROBUST_LIST2_BACKEND_SYSCALL;
+	return native;
 }

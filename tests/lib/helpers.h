@@ -172,7 +172,8 @@ bool th_have_device(void);
 /*
  * Does the library answer with the kernel's own system calls (a library
  * built with NATIVE= on a kernel with kernel-series/: make check-native),
- * where no module is loaded?
+ * where no module is loaded?  Asked once per process, without opening the
+ * device.
  */
 bool th_native(void);
 
