@@ -49,7 +49,10 @@ no-module: ## say why the module is not built (no headers in KDIR)
 	@echo "make: $(NO_KDIR_MSG)"
 
 # make lib: build/libshim/; make lib ARCH=arm64: the aarch64 library in
-# build/arm64/libshim/
+# build/arm64/libshim/; make lib NATIVE=6.12-native: the library that calls
+# the system calls of kernel-series/ (built against that kernel's headers),
+# in build/native/libshim/ (with M32=1: build/native/m32/libshim/), for tests
+# only: never packaged or installed from there
 lib: ## librobust_list2 (.a, .so, .pc) in build/libshim/; ARCH=arm64: the aarch64 one
 	$(MAKE) -C libshim $(if $(filter arm64,$(ARCH)),ARCH=arm64)
 
@@ -187,6 +190,15 @@ check-kcsan: lib ## the VM suite and the fuzzer on the KCSAN kernel
 	TIMEOUT=$(DEBUG_TIMEOUT) TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/check-vm $(KCSAN_KERNEL)
 	FUZZ_S=$(FUZZ_S) scripts/fuzz $(KCSAN_KERNEL)
 
+# The VM suite on 6.12-native, a kernel we build with the set_robust_list2()
+# series of kernel-series/ (scripts/build-native-kernel, cached like the
+# debug kernels), booted without the module, with the library built against
+# its headers (NATIVE=): "6.12-native: P passed, F failed, S skipped".  Not
+# part of `make check` (tests/README.md has the times).
+NATIVE_KERNEL ?= 6.12-native
+check-native: deps ## the VM suite on our kernel with the set_robust_list2() series, no module
+	scripts/check-native $(NATIVE_KERNEL)
+
 # qemu-user's guests with robust mutexes (integrations/qemu-user/): builds a
 # patched qemu-i386 and qemu-x86_64 10.2 (QEMU_USER=10.0: 10.0) from Debian's
 # source for amd64 and for arm64 (cached), then one VM per kernel runs an i386
@@ -283,7 +295,7 @@ check-docs: ## docs against the code; no run logs, length limits, the env table
 clean: ## remove the build output: build/
 	rm -rf build
 
-.PHONY: demo all help module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-emulator \
-	check-trixie-host coverage fuzz check-kcsan bench install install-lib \
+.PHONY: demo all help module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-native \
+	check-emulator check-trixie-host coverage fuzz check-kcsan bench install install-lib \
 	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall uninstall \
 	style check-docs clean

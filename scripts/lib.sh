@@ -112,6 +112,13 @@ kernel_is_debug() {
 	kernel_raw_field "$1" 6 | tr , '\n' | grep -qE '^debug(=|$)'
 }
 
+# kernel_is_native ALIAS: is ALIAS a kernel with the system calls of
+# kernel-series/ (flags "native": scripts/build-native-kernel), booted
+# without robust_list2.ko?
+kernel_is_native() {
+	kernel_raw_field "$1" 6 | tr , '\n' | grep -qx native
+}
+
 # kernel_arch ALIAS: the Debian architecture of ALIAS's image, from an
 # "arch=ARCH" flag (amd64 without one).
 kernel_arch() {

@@ -203,5 +203,6 @@ int main(void)
 		fprintf(stderr, "# t_cli_module: 64-bit only (the tool reads 64-bit lists)\n");
 		return 77;
 	}
+	TH_MODULE_ONLY_SUITE("robust-list2 status, load and unload manage the module");
 	return cmocka_run_group_tests_name("cli_module", tests, cli_group_setup, NULL);
 }

@@ -48,18 +48,27 @@ static struct edge *edge_new(void)
 	return e;
 }
 
-/* The module's counters moved by exactly what one case did. */
+/*
+ * The module's counters moved by exactly what one case did.  The native
+ * kernel (make check-native) keeps no counters: there only what the walk
+ * did to the lists is checked (have_stats false, the delta all 0).
+ */
 static struct robust_list2_stats before;
+static bool have_stats;
 
 static void stats_start(void)
 {
-	assert_int_equal(0, robust_list2_stats(&before));
+	have_stats = !th_native();
+	if (have_stats)
+		assert_int_equal(0, robust_list2_stats(&before));
 }
 
 static struct robust_list2_stats stats_delta(void)
 {
-	struct robust_list2_stats now, d;
+	struct robust_list2_stats now, d = { 0 };
 
+	if (!have_stats)
+		return d;
 	assert_int_equal(0, robust_list2_stats(&now));
 	d.walks = now.walks - before.walks;
 	d.entries = now.entries - before.entries;
@@ -156,10 +165,14 @@ static void test_cycle_self_loop(void **state)
 	d = stats_delta();
 	assert_int_equal(1, count_dead64(e, 0, 1));
 	/* ended by the cycle check after two visits, not by walk_limit */
-	assert_int_equal(1, d.cycles);
-	assert_int_equal(0, d.limited);
-	assert_true(d.entries <= 3);
-	assert_int_equal(1, d.recovered);
+	if (have_stats)
+		assert_int_equal(1, d.cycles);
+	if (have_stats)
+		assert_int_equal(0, d.limited);
+	if (have_stats)
+		assert_true(d.entries <= 3);
+	if (have_stats)
+		assert_int_equal(1, d.recovered);
 	th_free(e, REGION);
 }
 
@@ -178,9 +191,12 @@ static void test_one_entry_list_is_not_a_cycle(void **state)
 	edge_run(e, build_one_entry);
 	d = stats_delta();
 	assert_int_equal(1, count_dead64(e, 0, 1));
-	assert_int_equal(1, d.walks);
-	assert_int_equal(1, d.entries);
-	assert_int_equal(0, d.cycles + d.limited + d.faults);
+	if (have_stats)
+		assert_int_equal(1, d.walks);
+	if (have_stats)
+		assert_int_equal(1, d.entries);
+	if (have_stats)
+		assert_int_equal(0, d.cycles + d.limited + d.faults);
 	th_free(e, REGION);
 }
 
@@ -220,9 +236,12 @@ static void test_cycle_to_first_entry(void **state)
 	d = stats_delta();
 	assert_int_equal(1000, count_dead64(e, 0, 1000));
 	/* Brent: detected within mu + 2 * lambda steps, linear in the list */
-	assert_int_equal(1, d.cycles);
-	assert_true(d.entries >= 1000 && d.entries <= 3000);
-	assert_int_equal(1000, d.recovered);
+	if (have_stats)
+		assert_int_equal(1, d.cycles);
+	if (have_stats)
+		assert_true(d.entries >= 1000 && d.entries <= 3000);
+	if (have_stats)
+		assert_int_equal(1000, d.recovered);
 	th_free(e, REGION);
 }
 
@@ -270,9 +289,12 @@ static void test_long_list_beyond_legacy_cap(void **state)
 	edge_run(e, build_long);
 	d = stats_delta();
 	assert_int_equal(LONG_LIST, count_dead64(e, 0, LONG_LIST));
-	assert_int_equal(LONG_LIST, d.entries);
-	assert_int_equal(LONG_LIST, d.recovered);
-	assert_int_equal(0, d.cycles + d.limited + d.faults);
+	if (have_stats)
+		assert_int_equal(LONG_LIST, d.entries);
+	if (have_stats)
+		assert_int_equal(LONG_LIST, d.recovered);
+	if (have_stats)
+		assert_int_equal(0, d.cycles + d.limited + d.faults);
 
 	/* the kernel's own list stops at ROBUST_LIST_LIMIT; ours did not */
 	memset(e->l64, 0, LONG_LIST * sizeof(*e->l64));
@@ -302,8 +324,10 @@ static void test_200000_locks_in_one_list(void **state)
 	edge_run(e, build_huge);
 	d = stats_delta();
 	assert_int_equal(HUGE_LIST, count_dead64(e, 0, HUGE_LIST));
-	assert_int_equal(HUGE_LIST, d.entries);
-	assert_int_equal(0, d.cycles + d.limited + d.faults);
+	if (have_stats)
+		assert_int_equal(HUGE_LIST, d.entries);
+	if (have_stats)
+		assert_int_equal(0, d.cycles + d.limited + d.faults);
 	th_free(e, REGION);
 }
 
@@ -435,8 +459,10 @@ static void test_head_split_across_a_hole(void **state)
 	assert_int_equal(e->tid, e->l32[8].futex);
 	assert_int_equal(e->tid, e->l32[9].futex);
 	assert_int_equal(2, count_dead64(e, 20, 2));
-	assert_int_equal(4, d.faults);
-	assert_int_equal(0, d.cycles + d.limited);
+	if (have_stats)
+		assert_int_equal(4, d.faults);
+	if (have_stats)
+		assert_int_equal(0, d.cycles + d.limited);
 
 	for (unsigned int i = 0; i < 8; i += 2)
 		munmap(sp.pages + i * sp.page, sp.page);

@@ -532,5 +532,6 @@ int main(void)
 		cmocka_unit_test(test_load_failures),
 	};
 
+	TH_MODULE_ONLY_SUITE("fails the module's allocations and user copies one by one");
 	return cmocka_run_group_tests_name("failnth", tests, setup, teardown);
 }

@@ -372,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_futex_robust_unlock_for_our_slot),
 	};
 
+	TH_MODULE_ONLY_SUITE("7.2's robust unlock beside the module's slots and "
+	                     "try-unlock windows");
 	if (!th_have_device())
 		return 77;
 	return cmocka_run_group_tests_name("kunlock", tests, NULL, NULL);

@@ -370,5 +370,6 @@ int main(void)
 		cmocka_unit_test(test_rmmod_loop_while_registered_threads_exit),
 	};
 
+	TH_MODULE_ONLY_SUITE("loading and unloading robust_list2.ko");
 	return cmocka_run_group_tests_name("unload", tests, setup, teardown);
 }

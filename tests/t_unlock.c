@@ -63,6 +63,7 @@ static void join_waiters(struct unlock_scene *s)
 
 static void test_unlock_releases_clears_and_wakes_one(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 
@@ -82,6 +83,7 @@ static void test_unlock_releases_clears_and_wakes_one(void **state)
 
 static void test_unlock_private_and_pop32(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 
@@ -102,6 +104,7 @@ static void test_unlock_private_and_pop32(void **state)
 
 static void test_unlock_without_pop(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 
@@ -113,6 +116,7 @@ static void test_unlock_without_pop(void **state)
 
 static void test_unlock_eperm_when_not_owner(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 
@@ -134,6 +138,7 @@ static long raw_unlock(struct robust_list2_unlock *a)
 
 static void test_unlock_einval(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 	struct robust_list2_unlock a = {
@@ -164,6 +169,7 @@ static void test_unlock_einval(void **state)
 
 static void test_unlock_efault(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 	uint64_t *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -185,6 +191,7 @@ static void test_unlock_efault(void **state)
 
 static void test_unlock_pi(void **state)
 {
+	TH_MODULE_ONLY("robust_list2_unlock() is an ioctl of the module");
 	struct unlock_scene *s = scene();
 	uint32_t tid = th_gettid();
 

@@ -325,13 +325,23 @@ static void step_store_exclusive(pid_t pid, struct race *r)
 static uint32_t run_race_at(enum how how, int extra, bool *pending_when_released,
 			    uint64_t *fixups, uint32_t *tid)
 {
-	struct race *r = th_shared_alloc(4096, true);
-	struct robust_list2_stats before, after;
+	struct race *r;
+	struct robust_list2_stats before = { 0 }, after = { 0 };
+	bool native = th_native();
 	uint32_t word;
 	int status;
 	pid_t pid;
 	long steps;
 
+	/*
+	 * Forms that need a descriptor of the module: a based slot, a slot
+	 * set through a bare descriptor or one with another window, the
+	 * unlock ioctl.
+	 */
+	if (how == TRY32_BASED || how == TRY32_TWO_FDS || how == TRY32_TWO_WINDOWS ||
+	    how == TRY64_COPY || how == TRY32_COPY || how == TRY32_FAR || how == IOCTL)
+		TH_MODULE_ONLY("a descriptor, a base or the unlock ioctl of the module");
+	r = th_shared_alloc(4096, true);
 	assert_non_null(r);
 	r->how = how;
 	r->extra = extra;
@@ -339,7 +349,8 @@ static uint32_t run_race_at(enum how how, int extra, bool *pending_when_released
 	th_list32_init(&r->head32, TH_OFF32);
 	th_list32_init(&r->other32, TH_OFF32);
 	th_list64_init(&r->slot, TH_OFF64);
-	assert_int_equal(0, robust_list2_stats(&before));
+	if (!native)
+		assert_int_equal(0, robust_list2_stats(&before));
 
 	pid = th_spawn_child(racer, r);
 	assert_true(pid > 0);
@@ -370,7 +381,8 @@ static uint32_t run_race_at(enum how how, int extra, bool *pending_when_released
 
 	word = *race_word(r);
 	*tid = r->tid;
-	assert_int_equal(0, robust_list2_stats(&after));
+	if (!native)
+		assert_int_equal(0, robust_list2_stats(&after));
 	*fixups = after.fixups - before.fixups;
 	th_free(r, 4096);
 	return word;
@@ -383,6 +395,24 @@ static uint32_t run_race(enum how how, bool *pending_when_released, uint64_t *fi
 }
 
 /* ---- the cases: one per unlock form and stopping point ---------------- */
+
+/*
+ * The verdict on a thread killed inside a try-unlock the module knows: it
+ * finished the unlock (fixups +1) and the word -- memory the lock's owner
+ * may have reused -- holds what the next owner wrote, untouched.  The
+ * native kernel has no such fix-up (kernel-series/README.md, differences):
+ * there the race stays as real as with a plain unlock, which is asserted.
+ */
+static void expect_fixed_up(uint64_t fixups, uint32_t tid, uint32_t word)
+{
+	if (th_native()) {
+		print_message("# native kernel: no try-unlock fix-up, the reused word is marked\n");
+		assert_int_equal(FUTEX_OWNER_DIED, word);
+		return;
+	}
+	assert_int_equal(1, fixups);	/* the module finished the unlock */
+	assert_int_equal(tid, word);	/* the reused memory is untouched */
+}
 
 static void test_race_plain_unlock_corrupts_reused_memory(void **state)
 {
@@ -407,8 +437,7 @@ static void test_race_try_unlock64_leaves_memory_alone(void **state)
 	word = run_race(TRY64, &pending, &fixups, &tid);
 
 	assert_true(pending);		/* stopped inside the window */
-	assert_int_equal(1, fixups);	/* the module finished the unlock */
-	assert_int_equal(tid, word);	/* the reused memory is untouched */
+	expect_fixed_up(fixups, tid, word);
 }
 
 /*
@@ -425,8 +454,7 @@ static void race_fixed_up(enum how how)
 	uint32_t word = run_race(how, &pending, &fixups, &tid);
 
 	assert_true(pending);
-	assert_int_equal(1, fixups);
-	assert_int_equal(tid, word);
+	expect_fixed_up(fixups, tid, word);
 }
 
 static void test_race_try_unlock32_leaves_memory_alone(void **state)
@@ -451,8 +479,7 @@ static void test_race_try_unlock64_legacy_list_leaves_memory_alone(void **state)
 	word = run_race(TRY64_LEGACY, &pending, &fixups, &tid);
 
 	assert_true(pending);
-	assert_int_equal(1, fixups);
-	assert_int_equal(tid, word);
+	expect_fixed_up(fixups, tid, word);
 }
 
 /* The fix-up finds a based slot's pending field by its host address. */
@@ -497,8 +524,7 @@ static void race_inline_case(enum how how, int extra)
 
 	assert_true(pending);		/* stopped inside the window */
 	if (known) {
-		assert_int_equal(1, fixups);	/* the module recognised the copy */
-		assert_int_equal(tid, word);	/* the reused memory is untouched */
+		expect_fixed_up(fixups, tid, word);	/* the module recognised it */
 	} else {
 		assert_int_equal(0, fixups);	/* not recognised: the race is real */
 		assert_int_equal(FUTEX_OWNER_DIED, word);

@@ -281,6 +281,19 @@ const char *robust_list2_version(void);
 /* The device descriptor (opened on demand), or -1 with errno set. */
 int robust_list2_fd(void);
 
+/* Values of robust_list2_backend(). */
+#define ROBUST_LIST2_BACKEND_DEVICE	1	/* /dev/robust_list2, the module */
+#define ROBUST_LIST2_BACKEND_SYSCALL	2	/* the kernel's own system calls */
+
+/*
+ * Which backend answers set_robust_list2(), get_robust_list2(),
+ * robust_list2_create() and robust_list2_info() in this process: the
+ * kernel's system calls (only in a library built with NATIVE=, on a kernel
+ * that has them), else the device; -1 with errno ENOSYS when neither is
+ * there.
+ */
+int robust_list2_backend(void);
+
 /* Fill @info from the module (ROBUST_LIST2_IOC_INFO). */
 int robust_list2_info(struct robust_list2_info *info);
 

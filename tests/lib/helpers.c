@@ -432,3 +432,19 @@ int th_module_refcnt(void)
 		return -1;
 	return atoi(buf);
 }
+
+/*
+ * Where the device is there, never ask the library: robust_list2_backend()
+ * would open the device and keep it open, which holds the module (t_unload
+ * must be able to unload it).  Without it, the library's probe is a system
+ * call and opens nothing.
+ */
+bool th_native(void)
+{
+	static int native = -1;
+
+	if (native < 0)
+		native = !th_have_device() &&
+			 robust_list2_backend() == ROBUST_LIST2_BACKEND_SYSCALL;
+	return native;
+}

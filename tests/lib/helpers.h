@@ -185,4 +185,40 @@ int th_module_unload(void);
 int th_module_load(const char *ko);
 int th_module_refcnt(void);
 
+/*
+ * Does the library answer with the kernel's own system calls (a library
+ * built with NATIVE= on a kernel with kernel-series/: make check-native),
+ * where no module is loaded?  Asked once per process, without opening the
+ * device.
+ */
+bool th_native(void);
+
+/*
+ * On the native kernel: skip a case about the module itself (its device,
+ * ioctls, counters, unload), or one where the kernel series behaves
+ * otherwise on purpose, saying why (kernel-series/README.md has both
+ * tables).  TH_MODULE_ONLY_SUITE() ends a whole program with exit 77.
+ */
+#define TH_MODULE_ONLY(why)						\
+	do {								\
+		if (th_native()) {					\
+			print_message("# module only: %s\n", why);	\
+			skip();						\
+		}							\
+	} while (0)
+#define TH_NATIVE_DIFFERS(why)						\
+	do {								\
+		if (th_native()) {					\
+			print_message("# differs on the native kernel: %s\n", why); \
+			skip();						\
+		}							\
+	} while (0)
+#define TH_MODULE_ONLY_SUITE(why)					\
+	do {								\
+		if (th_native()) {					\
+			printf("# module only: %s\n", why);		\
+			return 77;					\
+		}							\
+	} while (0)
+
 #endif /* TH_HELPERS_H */
