@@ -363,14 +363,14 @@ static void native_slot_list_waits_like_legacy(void)
 	pid_t pid;
 
 	k = kill_kid(false, false, &pid);
-	status = poll_child(pid, 3000);
+	status = th_poll_kid(pid, 3000);
 	print_message("# native kernel: the slot list's walk %s 3 s after SIGKILL\n",
 		      status < 0 ? "still waits for the READ" : "ended");
 	assert_int_equal(-1, status);
 	assert_int_equal('D', proc_state(pid));
 	assert_true(srv.reads > reads);
 	srv_release();
-	assert_int_equal(128 + SIGKILL, poll_child(pid, 10000));
+	assert_int_equal(128 + SIGKILL, th_poll_kid(pid, 10000));
 	th_free(k, sizeof(*k));
 }
 
@@ -452,7 +452,7 @@ static void test_slot_word_whose_write_fault_never_completes(void **state)
 
 	if (srv.fd < 0)
 		skip();
-	TH_NATIVE_DIFFERS("no I/O budget: the walk waits for the write fault as the legacy one does");
+	TH_NATIVE_DIFFERS("no deadline: the walk waits for the write fault as the legacy one does");
 	compat_short_budget();
 	read_stats(&st0);	/* opens the device: our own file is in r0 */
 	r0 = module_refcnt();
@@ -613,7 +613,7 @@ static void test_deadline_is_wall_time(void **state)
 
 	if (srv.fd < 0)
 		skip();
-	TH_MODULE_ONLY("the module's io_wait_ms budget");
+	TH_MODULE_ONLY("the module's io_wait_ms deadline");
 	if (th_read_file(PARAM_IO_WAIT, saved_io_wait, sizeof(saved_io_wait)) <= 0) {
 		saved_io_wait[0] = 0;
 		fail_msg("no %s", PARAM_IO_WAIT);

@@ -265,6 +265,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_async_read, setup_sync_read, teardown),
 	};
 
+	TH_MODULE_ONLY_SUITE("the exit deadline is the module's");
 	if (getenv("RL2_TEST_FILTER"))
 		cmocka_set_test_filter(getenv("RL2_TEST_FILTER"));
 	return cmocka_run_group_tests_name("fuse_read", tests, NULL, NULL);

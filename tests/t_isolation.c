@@ -754,6 +754,7 @@ int main(void)
 						setup, teardown),
 	};
 
+	TH_MODULE_ONLY_SUITE("accounts, workers and the exit deadline are the module's");
 	if (getenv("RL2_TEST_FILTER"))
 		cmocka_set_test_filter(getenv("RL2_TEST_FILTER"));
 	return cmocka_run_group_tests_name("isolation", tests, NULL, NULL);

@@ -219,5 +219,6 @@ int main(void)
 		cmocka_unit_test_teardown(test_records_stay_in_their_memory_cgroup, memcg_teardown),
 	};
 
+	TH_MODULE_ONLY_SUITE("the module's per-CPU pool of thread records");
 	return cmocka_run_group_tests_name("pool", tests, NULL, NULL);
 }
