@@ -2,6 +2,7 @@
 /*
  * th_*: helpers shared by the robust_list2 test suites; see helpers.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -422,6 +423,49 @@ int th_module_load(const char *ko)
 	close(fd);
 	errno = err;
 	return ret ? -1 : 0;
+}
+
+static int count_in(const char *pid, const char *file, bool (*match)(const char *text))
+{
+	char path[600], buf[4096];
+	struct dirent *t;
+	DIR *td;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	td = opendir(path);
+	if (!td)
+		return 0;
+	while ((t = readdir(td))) {
+		if (t->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task/%s/%s", pid, t->d_name, file);
+		if (th_read_file(path, buf, sizeof(buf)) > 0 && match(buf))
+			n++;
+	}
+	closedir(td);
+	return n;
+}
+
+int th_count_tasks(pid_t pid, const char *file, bool (*match)(const char *text))
+{
+	char name[24];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	if (pid) {
+		snprintf(name, sizeof(name), "%d", (int)pid);
+		return count_in(name, file, match);
+	}
+	dir = opendir("/proc");
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			n += count_in(d->d_name, file, match);
+	closedir(dir);
+	return n;
 }
 
 int th_module_refcnt(void)

@@ -65,6 +65,11 @@ int th_write_file(const char *path, const char *s);
 ssize_t th_read_file(const char *path, char *buf, size_t len);
 /* The number at the start of @path, or @dflt if it cannot be read. */
 long th_read_long(const char *path, long dflt);
+/*
+ * How many tasks of process @pid (of every process if 0) have a file
+ * /proc/PID/task/TID/@file (stat, stack, ...) that @match accepts.
+ */
+int th_count_tasks(pid_t pid, const char *file, bool (*match)(const char *text));
 
 /*
  * Wait at most timeout_ms for @pid.  Returns its exit code, 128 + signal
