@@ -44,6 +44,7 @@ struct fs_srv {
 	pthread_t thread;
 	bool mounted;
 	volatile int reads, writes;	/* taken and never answered */
+	volatile bool answer_writes;	/* FS_NO_WRITE answers WRITEs while set */
 	volatile int slow_reads;	/* READs of an FS_SLOW file */
 	char *rbuf, *wbuf, *data;	/* the server thread's, heap (not TLS: threads stay small) */
 };
