@@ -100,8 +100,10 @@ static int teardown(void **state)
 {
 	fs_stop(&hostile);
 	fs_stop(&prompt);
-	if (armer > 0)
+	if (armer > 0) {
 		kill(armer, SIGKILL);
+		waitpid(armer, NULL, 0);
+	}
 	armer = 0;
 	for (int i = 0; i < napids; i++) {
 		kill(apids[i], SIGKILL);
@@ -367,49 +369,14 @@ static int aproc_main(void *p)
 }
 
 /*
- * Who starts the WRITE of page @page of "w" that is never answered: the
- * page stays under writeback.  The attackers' stores dirtied it, but the
- * kernel may have written it back since (FUSE's strict dirty limit starts
- * writeback early): the server answered those WRITEs until now, and the
- * armer dirties the page again (a word no list uses) before it syncs.  Its
- * store may wait behind a WRITE already held: the caller waits for the
- * server, not for the armer.
+ * The WRITE of page @page of "w", never answered: the page stays under
+ * writeback.  The server answered the WRITEs before (FUSE's strict dirty
+ * limit may write the attackers' stores back early).
  */
-static int armer_main(void *p)
-{
-	uint32_t page = *(uint32_t *)p;
-	size_t pg = th_page_size();
-	char path[128];
-	uint32_t *w;
-	int fd;
-
-	close(robust_list2_fd());	/* the parent's: ours must not pin the module */
-	fd = open(fs_path(&hostile, "w", path, sizeof(path)), O_RDWR);
-	w = (uint32_t *)map_file(&hostile, "w", PROT_READ | PROT_WRITE, MAP_SHARED, page, NULL);
-	if (fd < 0 || !w)
-		return 2;
-	w[pg / 4 - 1] = 1;
-	if (sync_file_range(fd, (off_t)page * pg, pg, SYNC_FILE_RANGE_WRITE))
-		return 3;
-	for (int i = 0; i < 600; i++)
-		th_sleep_ms(100);
-	return 1;
-}
-
-/* Start an armer for page @page of "w"; return once the server holds a WRITE. */
 static void arm_page(uint32_t page)
 {
-	uint32_t *pp = th_shared_alloc(sizeof(*pp), false);
-
-	assert_non_null(pp);
-	*pp = page;
-	hostile.answer_writes = false;
-	armer = th_spawn_kid(armer_main, pp);
-	for (int i = 0; i < 500 && !hostile.writes; i++) {
-		expect_alive(armer, "the armer");
-		th_sleep_ms(10);
-	}
-	assert_true(hostile.writes > 0);
+	armer = fs_hold_write(&hostile, "w", page, robust_list2_fd());
+	assert_true(armer > 0);
 }
 
 /*

@@ -61,6 +61,15 @@ int fs_start(struct fs_srv *s);
 void fs_abort(struct fs_srv *s);
 /* Abort, unmount, join, close; safe to call twice. */
 void fs_stop(struct fs_srv *s);
+/*
+ * Make the server hold a WRITE of page @page of file @name (FS_NO_WRITE):
+ * answer_writes is cleared, then a child closes @close_fd (if >= 0),
+ * dirties the page's last word through a shared mapping and starts its
+ * writeback.  Returns the child once the server holds a WRITE (it sleeps a
+ * minute; it may wait behind that WRITE: kill it after fs_abort()), or
+ * -1 if no WRITE came within 5 s.
+ */
+pid_t fs_hold_write(struct fs_srv *s, const char *name, unsigned int page, int close_fd);
 /* "<mnt>/<name>", written into @buf. */
 const char *fs_path(const struct fs_srv *s, const char *name, char *buf, size_t len);
 
