@@ -212,7 +212,7 @@ static void parse(const uint8_t *data, size_t size, struct prog *pg)
 {
 	struct rd r = { data, data + size };
 	uint8_t hdr = rd8(&r), nl = rd8(&r), no = rd8(&r), nw = rd8(&r), prot = rd8(&r);
-	unsigned int i, j;
+	unsigned int i, j, want;
 
 	memset(ctl, 0, RL2FZ_CTL_PAGES * RL2FZ_PAGE);
 	/* a filler, so that a stray store of 0 shows */
@@ -318,21 +318,23 @@ static void parse(const uint8_t *data, size_t size, struct prog *pg)
 		}
 	}
 
-	ctl->nwait = nw % (RL2FZ_WAITERS + 1);
-	for (i = 0; i < ctl->nwait; i++) {
-		uint8_t w = rd8(&r);
+	/*
+	 * Waiters: each on a word of the fills (the lists' futex words); one
+	 * per word, since a walk owes a word one wake-up.  A byte that names
+	 * a word already taken is skipped, and another read while the input
+	 * lasts.
+	 */
+	want = nw % (RL2FZ_WAITERS + 1);
+	for (i = 0; ctl->nwait < want && i < 4 * RL2FZ_WAITERS && ctl->nfill; i++) {
+		uint32_t off = ctl->fill[rd8(&r) % ctl->nfill].off;
 
-		/* a word of the fills (the lists' futex words), one waiter each */
-		ctl->wait[i].off = ctl->nfill ? ctl->fill[w % ctl->nfill].off : 0;
-		for (j = 0; j < i; j++)
-			if (ctl->wait[j].off == ctl->wait[i].off)
+		for (j = 0; j < ctl->nwait; j++)
+			if (ctl->wait[j].off == off)
 				break;
-		if (j < i || !ctl->wait[i].off) {
-			ctl->nwait--;
-			i--;
-			if (r.p >= r.end)
-				break;
-		}
+		if (j == ctl->nwait)
+			ctl->wait[ctl->nwait++].off = off;
+		else if (r.p >= r.end)
+			break;
 	}
 }
 
