@@ -49,7 +49,10 @@ no-module: ## say why the module is not built (no headers in KDIR)
 	@echo "make: $(NO_KDIR_MSG)"
 
 # make lib: build/libshim/; make lib ARCH=arm64: the aarch64 library in
-# build/arm64/libshim/
+# build/arm64/libshim/; make lib NATIVE=6.12-native: the library that calls
+# the system calls of kernel-series/ (built against that kernel's headers),
+# in build/native/libshim/ (with M32=1: build/native/m32/libshim/), for tests
+# only: never packaged or installed from there
 lib: ## librobust_list2 (.a, .so, .pc) in build/libshim/; ARCH=arm64: the aarch64 one
 	$(MAKE) -C libshim $(if $(filter arm64,$(ARCH)),ARCH=arm64)
 
@@ -75,18 +78,19 @@ demo: deps lib ## the FEX-style demo in a VM (KERNEL=6.12, or arm64-6.12)
 # Everything, on every kernel of the default matrix (scripts/kernels.conf):
 # the host checks, the Debian packages built and tested with apt, the VM
 # suite, plus a VM run on Debian 13's amd64 and arm64 kernels with the module
-# DKMS built there from the packages, and qemu-user with the integration
-# patch (check-emulator, its default kernels).  The installs and what boots
-# a VM run as lanes of one check-vm, two at a time: the Debian 13 arm64
-# install (check-deb's VM), the Debian 12 and 13 amd64 installs (chroots),
-# every kernel, the emulators (tests/README.md, "Time").
+# DKMS built there from the packages, qemu-user with the integration
+# patch (check-emulator, its default kernels), and the quick start on a
+# Debian 13 host (check-trixie-host).  The installs and what boots a VM run
+# as lanes of one check-vm, two at a time: the Debian 13 arm64 install
+# (check-deb's VM), the Debian 12 and 13 amd64 installs (chroots), the
+# Debian 13 host, every kernel, the emulators (tests/README.md, "Time").
 check: deps check-host ## everything: host checks, packages, VM suites, emulator
 	scripts/build-deb
 	$(if $(filter no,$(ARM64_DEB)),RL2_DEB_ARM64=no scripts/check-deb,scripts/build-deb arm64)
 	scripts/deps --qemu
 	$(MAKE) check-vm \
 		$(if $(filter no,$(ARM64_DEB)),DEB_KERNEL=6.12-trixie,DEB_INSTALL_KERNEL="6.12-trixie arm64-6.12-trixie") \
-		EMULATOR="$(EMULATOR_KERNEL)"
+		EMULATOR="$(EMULATOR_KERNEL)" TRIXIE_HOST="$(TRIXIE_HOST_KERNEL)"
 	$(MAKE) demo
 
 deps: ## install the host packages the build and tests need (scripts/deps)
@@ -103,7 +107,8 @@ check-host: lib ## host-only checks, no VM: layouts, library, docs, packaging
 # [DEB_KERNEL="6.12-trixie ...": one more run on each with the module DKMS
 # built from the packages (scripts/check-deb)] [DEB_INSTALL_KERNEL=...: the
 # same after check-deb installs them, in the lane] [EMULATOR="6.12 ...":
-# check-emulator on each, as lanes]
+# check-emulator on each, as lanes] [TRIXIE_HOST=6.12: check-trixie-host
+# on it, as a lane]
 check-vm: lib ## the test suites in QEMU: [KERNEL="6.1 6.12"] [DEB_KERNEL=6.12-trixie]
 	$(MAKE) -C tests vm
 	$(MAKE) -C tools
@@ -111,7 +116,7 @@ check-vm: lib ## the test suites in QEMU: [KERNEL="6.1 6.12"] [DEB_KERNEL=6.12-t
 	$(if $(EMULATOR),scripts/deps --qemu)
 	RL2_QEMU_USER=$(QEMU_USER) scripts/check-vm $(foreach k,$(DEB_KERNEL),--deb $(k)) \
 		$(foreach k,$(DEB_INSTALL_KERNEL),--deb-install $(k)) \
-		$(foreach k,$(EMULATOR),--emulator $(k)) $(KERNEL)
+		$(foreach k,$(EMULATOR),--emulator $(k)) $(foreach k,$(TRIXIE_HOST),--trixie-host $(k)) $(KERNEL)
 
 # The Debian packages (debian/), built with dpkg-buildpackage on a copy of the
 # tree and checked by lintian, into build/deb/: the dkms package (all) and
@@ -185,6 +190,15 @@ check-kcsan: lib ## the VM suite and the fuzzer on the KCSAN kernel
 	TIMEOUT=$(DEBUG_TIMEOUT) TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/check-vm $(KCSAN_KERNEL)
 	FUZZ_S=$(FUZZ_S) scripts/fuzz $(KCSAN_KERNEL)
 
+# The VM suite on 6.12-native, a kernel we build with the set_robust_list2()
+# series of kernel-series/ (scripts/build-native-kernel, cached like the
+# debug kernels), booted without the module, with the library built against
+# its headers (NATIVE=): "6.12-native: P passed, F failed, S skipped".  Not
+# part of `make check` (tests/README.md has the times).
+NATIVE_KERNEL ?= 6.12-native
+check-native: deps ## the VM suite on our kernel with the set_robust_list2() series, no module
+	scripts/check-native $(NATIVE_KERNEL)
+
 # qemu-user's guests with robust mutexes (integrations/qemu-user/): builds a
 # patched qemu-i386 and qemu-x86_64 10.2 (QEMU_USER=10.0: 10.0) from Debian's
 # source for amd64 and for arm64 (cached), then one VM per kernel runs an i386
@@ -196,6 +210,14 @@ EMULATOR_KERNEL ?= 6.12 arm64-6.12
 check-emulator: lib ## qemu-user with robust mutexes through the module (VMs)
 	scripts/deps --qemu
 	RL2_QEMU_USER=$(QEMU_USER) scripts/check-emulator $(or $(KERNEL),$(EMULATOR_KERNEL))
+
+# The README's quick start on a Debian 13 (trixie) host: make demo and
+# make check-vm KERNEL=6.12 (TRIXIE_HOST_KERNEL) as root in a clone of the
+# tree inside a trixie root under the cache (scripts/check-trixie-host);
+# "trixie host: P passed, F failed".  make check runs it as a lane.
+TRIXIE_HOST_KERNEL ?= 6.12
+check-trixie-host: ## the quick start (make demo, a VM suite) on a Debian 13 root (root; VMs)
+	scripts/check-trixie-host $(or $(KERNEL),$(TRIXIE_HOST_KERNEL))
 
 # Benchmarks in QEMU against the kernel's own robust list (bench/README.md):
 # make bench [KERNEL="6.1 6.12"], default 6.12; output in build/bench/<kernel>/
@@ -267,12 +289,13 @@ uninstall: dkms-uninstall ## remove all that the install targets put, DKMS or no
 style: ## checkpatch.pl --strict on module/
 	scripts/checkpatch
 
-check-docs: ## man pages, README example, Makefile help, design.md against the code
+check-docs: ## docs against the code; no run logs, length limits, the env table
 	scripts/check-docs
 
 clean: ## remove the build output: build/
 	rm -rf build
 
-.PHONY: demo all help module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-emulator coverage fuzz check-kcsan bench install install-lib \
+.PHONY: demo all help module no-module lib tests check deps check-host check-vm deb check-deb check-debug check-native \
+	check-emulator check-trixie-host coverage fuzz check-kcsan bench install install-lib \
 	install-headers install-tools dkms-source modules-load dkms-install dkms-uninstall uninstall \
 	style check-docs clean

@@ -148,33 +148,46 @@ static const struct register_row {
 	double target;		/* SPEC.md; 0: explains another row */
 	bool lives;		/* whole thread lives: run_pair_long() */
 	const char *note;
+	int backend;		/* only with this ROBUST_LIST2_BACKEND_*; 0: any */
 } register_rows[] = {
 	{ "set_robust_list2 vs empty ioctl on the device", "ns/call", 1,
 	  b_set_rl2, b_ioctl_empty, 1.25, false,
-	  "anchor: an ioctl our driver answers ENOTTY at once (the entry floor)" },
+	  "anchor: an ioctl our driver answers ENOTTY at once (the entry floor)",
+	  ROBUST_LIST2_BACKEND_DEVICE },
 	{ "SET ioctl without library vs empty ioctl", "ns/call", 1,
 	  b_set_ioctl, b_ioctl_empty, 0, false,
-	  "the handler's own work: copy-in; checks; find the record; store the slot" },
+	  "the handler's own work: copy-in; checks; find the record; store the slot",
+	  ROBUST_LIST2_BACKEND_DEVICE },
 	{ "empty ioctl vs getppid (null syscall)", "ns/call", 1,
 	  b_ioctl_empty, b_null_syscall, 0, false,
-	  "what the ioctl entry (fdget; LSM hook; vfs dispatch) adds to a bare system call" },
+	  "what the ioctl entry (fdget; LSM hook; vfs dispatch) adds to a bare system call",
+	  ROBUST_LIST2_BACKEND_DEVICE },
+	{ "set_robust_list2 (system call) vs getppid (null syscall)", "ns/call", 1,
+	  b_set_rl2, b_null_syscall, 0, false,
+	  "the kernel's own call (kernel-series/): checks; the exit mutex; store the slot",
+	  ROBUST_LIST2_BACKEND_SYSCALL },
 	{ "thread life with one slot vs legacy set_robust_list()", "us/thread", 1e3,
 	  b_life_rl2, b_life_legacy, 1.03, true,
-	  "pthread_create + set + exit + join; anchor registers the same empty list with set_robust_list()" },
+	  "pthread_create + set + exit + join; anchor registers the same empty list with set_robust_list()",
+	  0 },
 	{ "thread life: legacy vs legacy (noise floor)", "us/thread", 1e3,
 	  b_life_legacy, b_life_legacy, 0, true,
-	  "A/A: the anchor of the row above against itself" },
+	  "A/A: the anchor of the row above against itself",
+	  0 },
 	{ "thread life: slot set then emptied vs legacy", "us/thread", 1e3,
 	  b_life_rl2_emptied, b_life_legacy, 0, true,
-	  "where the thread-life row goes: record made and freed by set and empty; the exit finds none" },
+	  "where the thread-life row goes: record made and freed by set and empty; the exit finds none",
+	  0 },
 	{ "thread life: legacy vs no registration", "us/thread", 1e3,
 	  b_life_legacy, b_life_plain, 0, true,
-	  "what the anchor's set_robust_list() and the kernel's walk of its empty list cost" },
+	  "what the anchor's set_robust_list() and the kernel's walk of its empty list cost",
+	  0 },
 };
 
 void bench_register(void)
 {
 	struct robust_list_head *saved;
+	int backend = robust_list2_backend();
 	size_t len;
 	struct figure f;
 	void *got = NULL;
@@ -189,6 +202,8 @@ void bench_register(void)
 	for (size_t i = 0; i < ARRAY_SIZE(register_rows); i++) {
 		const struct register_row *r = &register_rows[i];
 
+		if (r->backend && r->backend != backend)
+			continue;	/* the device's rows on the native kernel */
 		figure_init(&f, "register", r->item, 0, r->unit, r->target);
 		snprintf(f.note, sizeof(f.note), "%s", r->note);
 		if (r->lives)

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "robust_list2.h"
+#include "native.h"
 #include "syscall.h"
 
 #ifndef ROBUST_LIST2_LIB_VERSION
@@ -161,6 +162,12 @@ static long rl2__set(unsigned long req, void *arg)
 	return rl2__ioctl(fd, req, arg);
 }
 
+/*
+ * set_robust_list2(), get_robust_list2(), robust_list2_create() and
+ * robust_list2_info() first ask the kernel's own system calls, in a build
+ * for a kernel that has them (native.h: stubs answering -ENOSYS
+ * otherwise), and go to the device only when the answer is ENOSYS.
+ */
 long set_robust_list2(struct robust_list_head *head, unsigned int index,
 		      unsigned int cmd, unsigned int flags)
 {
@@ -170,7 +177,10 @@ long set_robust_list2(struct robust_list_head *head, unsigned int index,
 		.cmd = cmd,
 		.flags = flags,
 	};
+	long ret = rl2__native_set(head, index, cmd, flags);
 
+	if (ret != -ENOSYS)
+		return rl2__ret(ret);
 	return rl2__ret(rl2__set(ROBUST_LIST2_IOC_SET, &a));
 }
 
@@ -183,8 +193,11 @@ long get_robust_list2(int pid, void **head_ptr, unsigned int index,
 		.index = index,
 		.flags = flags,
 	};
-	long ret = rl2__call(ROBUST_LIST2_IOC_GET, &a);
+	long ret = rl2__native_get(pid, head_ptr, index, flags);
 
+	if (ret != -ENOSYS)
+		return rl2__ret(ret);
+	ret = rl2__call(ROBUST_LIST2_IOC_GET, &a);
 	return rl2__ret(ret < 0 ? ret : 0);
 }
 
@@ -253,7 +266,10 @@ long robust_list2_create(struct robust_list_head *head, unsigned int cmd)
 		.head = (uintptr_t)head,
 		.cmd = cmd,
 	};
+	long ret = rl2__native_create(head, cmd);
 
+	if (ret != -ENOSYS)
+		return rl2__ret(ret);
 	return rl2__ret(rl2__set(ROBUST_LIST2_IOC_CREATE, &a));
 }
 
@@ -273,6 +289,10 @@ long robust_list2_unlock(uint32_t *lock, uint32_t tid, void *pop,
 
 int robust_list2_info(struct robust_list2_info *info)
 {
+	long ret = rl2__native_info(info);
+
+	if (ret != -ENOSYS)
+		return (int)rl2__ret(ret);
 	return (int)rl2__ret(rl2__call(ROBUST_LIST2_IOC_INFO, info));
 }
 
@@ -289,6 +309,16 @@ int robust_list2_faults(struct robust_list2_faults *f)
 int robust_list2_fd(void)
 {
 	return (int)rl2__ret(rl2__device());
+}
+
+int robust_list2_backend(void)
+{
+	int fd;
+
+	if (rl2__native_present())
+		return ROBUST_LIST2_BACKEND_SYSCALL;
+	fd = rl2__device();
+	return fd < 0 ? (int)rl2__ret(fd) : ROBUST_LIST2_BACKEND_DEVICE;
 }
 
 const char *robust_list2_version(void)

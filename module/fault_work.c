@@ -222,7 +222,7 @@ static struct rl2_acct *rl2_acct_get(void)
 	if (a)
 		return a;
 
-	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
+	a = kzalloc(sizeof(*a), GFP_KERNEL);	/* not charged: see rl2_fault_in_bounded() */
 	if (!a)
 		return ERR_PTR(-ENOMEM);
 	a->wq = alloc_workqueue("rl2_fault", WQ_UNBOUND, RL2_FAULTS_MAX);
@@ -427,7 +427,13 @@ int rl2_fault_in_bounded(unsigned long uaddr, bool write,
 
 	if (time_after_eq(jiffies, deadline))
 		return -ETIMEDOUT;
-	it = kzalloc(sizeof(*it), GFP_KERNEL_ACCOUNT);
+	/*
+	 * Not charged to the dying thread's memory cgroup: an OOM victim's
+	 * is full, and a dying task's charge then fails at once, while its
+	 * exit is when a fault-in matters most.  The limits bound these
+	 * allocations instead (about 200 bytes an item, 600 an account).
+	 */
+	it = kzalloc(sizeof(*it), GFP_KERNEL);
 	if (!it)
 		return -ENOMEM;
 	a = rl2_acct_get();

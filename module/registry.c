@@ -108,7 +108,8 @@ DEFINE_PER_CPU(struct rl2_task *, rl2_task_cached);
  *
  * The cache entries are written by their CPU's owner thread and cleared
  * by a thread on another CPU (rl2_task_uncache()'s cmpxchg): marked
- * accesses on both sides.
+ * accesses on both sides, this_cpu_read()/this_cpu_write() (one
+ * instruction on x86) on the entry's own CPU.
  */
 
 /*
@@ -291,7 +292,7 @@ static void rl2_task_cache_fill(struct rl2_task *rec)
 		rl2_task_uncache(rec);
 		rec->cached_on = cpu + 1;
 	}
-	WRITE_ONCE(*this_cpu_ptr(&rl2_task_cached), rec);
+	this_cpu_write(rl2_task_cached, rec);	/* marked: see "Reused records" */
 	put_cpu();
 }
 

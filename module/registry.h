@@ -65,7 +65,7 @@ static inline struct rl2_task *rl2_task_cached_self(void)
 	bool hit;
 
 	preempt_disable();
-	rec = READ_ONCE(*this_cpu_ptr(&rl2_task_cached));
+	rec = this_cpu_read(rl2_task_cached);	/* marked: another CPU may clear it */
 	hit = rec && rl2_rec_task(rec) == current;
 	preempt_enable();
 	return hit ? rec : NULL;

@@ -112,6 +112,13 @@ kernel_is_debug() {
 	kernel_raw_field "$1" 6 | tr , '\n' | grep -qE '^debug(=|$)'
 }
 
+# kernel_is_native ALIAS: is ALIAS a kernel with the system calls of
+# kernel-series/ (flags "native": scripts/build-native-kernel), booted
+# without robust_list2.ko?
+kernel_is_native() {
+	kernel_raw_field "$1" 6 | tr , '\n' | grep -qx native
+}
+
 # kernel_arch ALIAS: the Debian architecture of ALIAS's image, from an
 # "arch=ARCH" flag (amd64 without one).
 kernel_arch() {
@@ -277,14 +284,118 @@ vm_arch_env() {
 	export RL2_SYSROOT
 }
 
-# kernel_chroot ALIAS: the chroot ALIAS's module is built in (its flags say
-# "chroot"), $RL2_CACHE/chroot/<suite>; empty for a host build.
+# kernel_suite ALIAS: the Debian suite ALIAS's row names (its target
+# without -security, -backports, -updates): bullseye, bookworm, trixie, sid.
+kernel_suite() {
+	local t
+	t=$(kernel_raw_field "$1" 5) || die "unknown kernel '$1' (see $RL2_KERNELS)"
+	printf '%s\n' "${t%%-*}"
+}
+
+# kernel_chroot ALIAS: the build chroot ALIAS's module is built in (and a
+# debug row's kernel): that of its suite, $RL2_CACHE/chroot/<suite>
+# (build_chroot), whatever the host's release.  The compiler is the one
+# the headers name, from the suite they come from (kernel_compiler).
 kernel_chroot() {
-	local flags target
-	flags=$(kernel_raw_field "$1" 6) || flags=
-	[[ ,$flags, == *,chroot,* ]] || return 0
-	target=$(kernel_raw_field "$1" 5)
-	printf '%s\n' "$RL2_CACHE/chroot/${target%%-*}"
+	printf '%s\n' "$RL2_CACHE/chroot/$(kernel_suite "$1")"
+}
+
+# kernel_triplet ALIAS: the GNU triplet of ALIAS's architecture.
+kernel_triplet() {
+	case $(kernel_arch "$1") in
+	amd64) echo x86_64-linux-gnu ;;
+	arm64) echo aarch64-linux-gnu ;;
+	*) die "no compiler known for $(kernel_arch "$1")" ;;
+	esac
+}
+
+# kernel_compiler ALIAS KDIR: the package of the compiler that builds for
+# the kbuild directory KDIR of ALIAS: the gcc-N its Debian headers name
+# (.kernelvariables: "CC = ... gcc-N"), for a foreign architecture the
+# cross gcc-N-TRIPLET; for a tree we built (a debug row), the suite's gcc.
+kernel_compiler() {
+	local n
+	n=$(sed -n 's/^CC = .*gcc-\([0-9][0-9]*\)$/\1/p' "$2/.kernelvariables" 2>/dev/null) || true
+	if [[ -z $n ]]; then
+		[[ ! -f $2/.kernelvariables ]] || die "$2/.kernelvariables names no gcc-N"
+		echo gcc
+	elif [[ $(kernel_arch "$1") == amd64 ]]; then
+		echo "gcc-$n"
+	else
+		echo "gcc-$n-$(kernel_triplet "$1")"
+	fi
+}
+
+# build_chroot SUITE [PACKAGE...]: print the path of the build chroot of
+# SUITE, $RL2_CACHE/chroot/SUITE, with make, libc6-dev, libelf-dev, dwarves
+# (pahole: BTF for the 6.12 and newer headers, which ship a vmlinux) and each
+# PACKAGE installed by its own apt: a copy of deb_chroot_base SUITE with
+# the suite's sources (deb_sources), made once, a missing package added
+# when asked for.  The host's apt, dpkg and sources are never touched, and
+# its release does not matter: a row's headers are built with its own
+# suite's compiler and kbuild programs.  Root.
+build_chroot() {
+	local suite=$1 d=$RL2_CACHE/chroot/$1 want
+	shift
+	want=(make libc6-dev libelf-dev dwarves "$@")
+	chroot_has "$d" "${want[@]}" && { echo "$d"; return 0; }
+	((EUID == 0)) || { msg "$d lacks ${want[*]}: run as root once"; return 1; }
+	mkdir -p "${d%/*}"
+	(
+		flock 8
+		chroot_has "$d" "${want[@]}" && exit 0
+		if [[ ! -x $d/usr/bin/apt-get ]]; then
+			base=$(deb_chroot_base "$suite") || exit 1
+			msg "making the $suite build chroot $d (once)"
+			rm -rf "$d.tmp"
+			cp -a "$base" "$d.tmp"
+			deb_sources "$suite" >"$d.tmp/etc/apt/sources.list"
+			apt_update_tolerant chroot_run "$d.tmp" -- >"$d.log" 2>&1 ||
+				{ tail -n 20 "$d.log" >&2; exit 1; }
+			mv "$d.tmp" "$d"
+		fi
+		msg "installing ${want[*]} in $d"
+		chroot_install "$d" "${want[@]}" >"$d.log" 2>&1 || { tail -n 30 "$d.log" >&2; exit 1; }
+	) 8>"$d.lock" || { msg "preparing the $suite build chroot failed (log: $d.log)"; return 1; }
+	echo "$d"
+}
+
+# chroot_has CHROOT PACKAGE...: is every PACKAGE installed in CHROOT?
+chroot_has() {
+	local root=$1 pkgs
+	shift
+	[[ -x $root/usr/bin/apt-get ]] || return 1
+	mapfile -t pkgs < <(printf '%s\n' "$@" | sort -u)	# dpkg-query answers a name once
+	(($(dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${db:Status-Abbrev}\n' "${pkgs[@]}" 2>/dev/null |
+		grep -c '^ii') == ${#pkgs[@]}))
+}
+
+# chroot_install CHROOT PACKAGE...: install with CHROOT's own apt (its index
+# refreshed once if a package is not found there), then drop the .debs.
+chroot_install() {
+	local root=$1 cmd=(env DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends install)
+	shift
+	{ chroot_run "$root" -- "${cmd[@]}" "$@" ||
+		{ apt_update_tolerant chroot_run "$root" -- && chroot_run "$root" -- "${cmd[@]}" "$@"; }; } &&
+		chroot_run "$root" -- apt-get clean
+}
+
+# kernel_run ALIAS DIR... -- COMMAND...: COMMAND in ALIAS's build chroot
+# (kernel_chroot), with ALIAS's kbuild directory (its headers' tree, or the
+# tree of a kernel we build) and each DIR bound in at their own paths; the
+# chroot has the compiler the headers name (scripts/fetch-kernel installs
+# it with the headers).  Returns 77 when not root.
+kernel_run() {
+	local alias=$1 kdir dirs=()
+	shift
+	while (($#)) && [[ $1 != -- ]]; do dirs+=("$1"); shift; done
+	shift
+	if ((EUID)); then
+		msg "skipped: building for $alias runs in $(kernel_chroot "$alias"), which needs root"
+		return 77
+	fi
+	kdir=$("$RL2_ROOT/scripts/fetch-kernel" --print-kdir "$alias") || return 1
+	chroot_run "$(kernel_chroot "$alias")" "${kdir%%/usr/src/*}" ${dirs[@]+"${dirs[@]}"} -- "$@"
 }
 
 # chroot_run CHROOT DIR... -- COMMAND...: run COMMAND in CHROOT, in a mount
@@ -324,10 +435,66 @@ deb_chroot_base() {
 	echo "$d"
 }
 
+# deb_build SRC ARCH LOG [DPKG-BUILDPACKAGE-ARG...]: dpkg-buildpackage -us -uc
+# ARG... on the source tree SRC for ARCH (amd64, or -a ARCH: arm64, armhf) in
+# the package build chroot, $RL2_CACHE/deb-chroot/bookworm-build: a copy of
+# deb_chroot_base bookworm whose own dpkg has arm64 and armhf added and whose
+# apt installs debian/control's build dependencies, so that the packages
+# link against bookworm's libc, the oldest release they are for, whatever
+# the host's release.  The results land beside SRC (in its parent, bound
+# into the chroot at its own path); the output goes to LOG.  One build at a
+# time (the chroot is shared by every worktree).  Root.
+deb_build() {
+	local src=$1 arch=$2 log=$3 root=$RL2_CACHE/deb-chroot/bookworm-build base want bd
+	shift 3
+	local cr=(chroot_run "$root" "${src%/*}" -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+		LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive)
+	base=$(deb_chroot_base bookworm) || return 1
+	(
+		flock 8
+		# libc6-dev:ARCH: dpkg-shlibdeps reads the target's libc from dpkg's database
+		want="build-essential debhelper dh-dkms pkg-config crossbuild-essential-arm64 crossbuild-essential-armhf
+libc6-dev:arm64 libc6-dev:armhf"
+		if [[ $(cat "$root/.rl2-ready" 2>/dev/null) != "$want" ]]; then
+			msg "preparing the package build chroot $root (once): $want"
+			rm -rf "$root.tmp"
+			cp -a "$base" "$root.tmp"
+			deb_sources bookworm >"$root.tmp/etc/apt/sources.list"
+			# shellcheck disable=SC2086 # $want is a list
+			if ! { chroot_run "$root.tmp" -- dpkg --add-architecture arm64 &&
+				chroot_run "$root.tmp" -- dpkg --add-architecture armhf &&
+				apt_update_tolerant chroot_run "$root.tmp" -- &&
+				chroot_run "$root.tmp" -- env DEBIAN_FRONTEND=noninteractive \
+					apt-get -q -y --no-install-recommends install $want &&
+				chroot_run "$root.tmp" -- apt-get clean; } >"$root.log" 2>&1; then
+				tail -n 30 "$root.log" >&2
+				msg "preparing $root failed (log: $root.log)"
+				exit 1
+			fi
+			echo "$want" >"$root.tmp/.rl2-ready"
+			rm -rf "$root"
+			mv "$root.tmp" "$root"
+		fi
+		# debian/control's Build-Depends for ARCH, by the chroot's apt (a
+		# no-op when they are there; its index refreshed once if one is missing).
+		bd=(apt-get -q -y --no-install-recommends -o APT::Keep-Downloaded-Packages=false build-dep -a "$arch" "$src")
+		"${cr[@]}" "${bd[@]}" >"$log" 2>&1 ||
+			{ apt_update_tolerant "${cr[@]}" >>"$log" 2>&1 && "${cr[@]}" "${bd[@]}" >>"$log" 2>&1; } ||
+			{ tail -n 30 "$log" >&2; msg "cannot install the build dependencies for $arch (log: $log)"; exit 1; }
+		"${cr[@]}" DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-}" sh -c 'cd "$1" && shift && exec "$@"' sh "$src" \
+			dpkg-buildpackage -us -uc -j"$(nproc)" "$@" >>"$log" 2>&1 ||
+			{ tail -n 40 "$log" >&2; msg "dpkg-buildpackage $* failed (whole log: $log)"; exit 1; }
+	) 8>"$root.lock"
+}
+
 # deb_sources SUITE: a sources.list of SUITE as a user of it has one (its
-# -updates and -security suites too).
+# -updates and -security suites too; sid has neither).
 deb_sources() {
 	local m=${RL2_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+	if [[ $1 == sid || $1 == unstable ]]; then
+		printf 'deb %s %s main\n' "$m" "$1"
+		return 0
+	fi
 	printf 'deb %s %s main\n' "$m" "$1" "$m" "$1-updates"
 	echo "deb http://deb.debian.org/debian-security $1-security main"
 }

@@ -557,5 +557,6 @@ int main(void)
 		cmocka_unit_test(test_based_same_head_twice),
 	};
 
+	TH_MODULE_ONLY_SUITE("based lists are ioctls of the module; the kernel series has no base");
 	return cmocka_run_group_tests_name("based", tests, setup, teardown);
 }

@@ -502,5 +502,6 @@ int main(void)
 
 	if (getenv("RL2_TEST_FILTER"))		/* e.g. RL2_TEST_FILTER='test_one_thread*' */
 		cmocka_set_test_filter(getenv("RL2_TEST_FILTER"));
+	TH_MODULE_ONLY_SUITE("the module's per-thread records and its slab cache");
 	return cmocka_run_group_tests_name("bounds", tests, NULL, NULL);
 }

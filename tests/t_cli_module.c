@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 #include <cmocka.h>
 
 #include "cli.h"
@@ -187,18 +186,8 @@ static void test_unload_then_load_with_param(void **state)
 /* Whatever a case did, the module is loaded afterwards. */
 static int teardown_reload(void **state)
 {
-	int fd;
-	long ret;
-
 	teardown_target(state);
-	if (module_loaded())
-		return 0;
-	fd = open(ko_path(), O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	close(fd);
-	return ret ? -1 : 0;
+	return module_loaded() || th_module_load(ko_path()) == 0 ? 0 : -1;
 }
 
 int main(void)
@@ -214,5 +203,6 @@ int main(void)
 		fprintf(stderr, "# t_cli_module: 64-bit only (the tool reads 64-bit lists)\n");
 		return 77;
 	}
+	TH_MODULE_ONLY_SUITE("robust-list2 status, load and unload manage the module");
 	return cmocka_run_group_tests_name("cli_module", tests, cli_group_setup, NULL);
 }

@@ -371,5 +371,7 @@ int main(void)
 		fprintf(stderr, "# t_cli_show: 64-bit only (the tool reads 64-bit lists)\n");
 		return 77;
 	}
+	TH_MODULE_ONLY_SUITE("robust-list2 show reads slots with robust_list2_slot() "
+	                     "and the based-list ioctl, which the kernel's calls do not offer");
 	return cmocka_run_group_tests_name("cli_show", tests, cli_group_setup, NULL);
 }

@@ -121,6 +121,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--exit0"))
 		return 0;
+	TH_MODULE_ONLY_SUITE("counts the walks of one exec with the module's "
+	                     "counters (ROBUST_LIST2_IOC_STATS)");
 	if (!th_have_device())
 		return 77;
 	return cmocka_run_group_tests_name("exec_once", tests, NULL, NULL);

@@ -31,7 +31,6 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <cmocka.h>
 
 #include "helpers.h"
@@ -488,22 +487,9 @@ static void test_other_command_failures(void **state)
 	assert_int_equal(0, th_wait_child(th_spawn_child(child_other_commands, NULL)));
 }
 
-static long delete_module(void)
-{
-	return syscall(SYS_delete_module, "robust_list2", O_NONBLOCK);
-}
-
 static int call_load(int unused, void *arg)
 {
-	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
-	long ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	ret = ret ? -errno : 0;
-	close(fd);
-	return ret;
+	return th_module_load(ko_path) ? -errno : 0;
 }
 
 /* A failed load left nothing: no module, no device; undo a success. */
@@ -512,7 +498,7 @@ static void check_unloaded(int unused, void *arg)
 	struct stat st;
 
 	if (stat("/sys/module/robust_list2", &st) == 0) {
-		assert_int_equal(0, delete_module());	/* the load that worked */
+		assert_int_equal(0, th_module_unload());	/* the load that worked */
 		return;
 	}
 	assert_int_equal(-1, stat(ROBUST_LIST2_DEVICE, &st));
@@ -531,7 +517,7 @@ static void test_load_failures(void **state)
 	NEED_FAIL_NTH();
 	if (access(ko_path, R_OK))
 		fail_msg("no module image at %s", ko_path);
-	assert_int_equal(0, delete_module());
+	assert_int_equal(0, th_module_unload());
 	t = fail_each("load", call_load, -1, NULL, errs, check_unloaded, false);
 	assert_true(t.enomem >= 3);	/* the registry, the device, the hook */
 	assert_int_equal(0, stat("/sys/module/robust_list2", &st));
@@ -546,5 +532,6 @@ int main(void)
 		cmocka_unit_test(test_load_failures),
 	};
 
+	TH_MODULE_ONLY_SUITE("fails the module's allocations and user copies one by one");
 	return cmocka_run_group_tests_name("failnth", tests, setup, teardown);
 }

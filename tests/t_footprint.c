@@ -202,5 +202,7 @@ int main(void)
 		cmocka_unit_test(test_ftrace_enabled_answer_does_not_depend_on_users),
 	};
 
+	TH_MODULE_ONLY_SUITE("what loading robust_list2.ko costs the machine (its "
+	                     "ftrace hook, its device)");
 	return cmocka_run_group_tests_name("footprint", tests, setup, NULL);
 }

@@ -140,22 +140,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* waitpid() for at most @ms without killing; the status, or -1. */
-static int poll_child(pid_t pid, int ms)
-{
-	long deadline = th_now_ms() + ms;
-	int st;
-
-	do {
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			th_reap_kid(pid, 0);
-			return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
-		}
-		th_sleep_ms(5);
-	} while (th_now_ms() < deadline);
-	return -1;
-}
-
 /* Start the holders, kill them together, check each. */
 static void run_holders(struct holder *spec, int n)
 {
@@ -171,7 +155,7 @@ static void run_holders(struct holder *spec, int n)
 		skip();
 	assert_int_equal(0, th_write_file(PARAM_IO_WAIT, "1000"));
 	for (int i = 0; i < n; i++) {
-		uint32_t *pw = (uint32_t *)((char *)present + i * pg);
+		uint32_t *pw = (uint32_t *)((char *)present + i * pg), tid;
 
 		h[i] = th_shared_alloc(sizeof(*h[i]), false);
 		assert_non_null(h[i]);
@@ -183,9 +167,10 @@ static void run_holders(struct holder *spec, int n)
 		assert_true(th_wait_flag(&h[i]->ready, 1, TH_TIMEOUT_MS));
 		assert_int_equal(0, h[i]->err);
 		/* the waiter: FUTEX_WAITERS set on the holder's word, then asleep */
-		w[i] = (struct th_waiter){ .uaddr = pw, .val = *pw | FUTEX_WAITERS,
+		tid = *pw;
+		w[i] = (struct th_waiter){ .uaddr = pw, .val = tid | FUTEX_WAITERS,
 					   .timeout_ms = 15000 };
-		assert_int_equal(*pw, __sync_val_compare_and_swap(pw, *pw, *pw | FUTEX_WAITERS));
+		assert_int_equal(tid, __sync_val_compare_and_swap(pw, tid, tid | FUTEX_WAITERS));
 		assert_int_equal(0, th_waiter_start(&w[i]));
 		assert_int_equal(0, th_wait_futex_sleeper(getpid(), w[i].tid, pw));
 		status[i] = -1;
@@ -197,7 +182,7 @@ static void run_holders(struct holder *spec, int n)
 		for (int i = 0; i < n; i++) {
 			if (status[i] != -1)
 				continue;
-			status[i] = poll_child(pid[i], 0);
+			status[i] = th_poll_kid(pid[i], 0);
 			if (status[i] != -1) {
 				ms[i] = th_now_ms() - t0;
 				left--;
@@ -280,6 +265,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_async_read, setup_sync_read, teardown),
 	};
 
+	TH_MODULE_ONLY_SUITE("the exit deadline is the module's");
 	if (getenv("RL2_TEST_FILTER"))
 		cmocka_set_test_filter(getenv("RL2_TEST_FILTER"));
 	return cmocka_run_group_tests_name("fuse_read", tests, NULL, NULL);

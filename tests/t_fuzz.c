@@ -209,5 +209,6 @@ int main(void)
 		cmocka_unit_test(test_fuzz_every_command),
 	};
 
+	TH_MODULE_ONLY_SUITE("fuzzes the ioctls of /dev/robust_list2");
 	return cmocka_run_group_tests_name("fuzz", tests, NULL, NULL);
 }

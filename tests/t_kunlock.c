@@ -8,7 +8,7 @@
  * is in %rdx, whatever list that field belongs to.
  *
  * A thread with all 8 slots holding a lock and the legacy list holding
- * one is killed, with the deterministic single-step method of t_unlock.c,
+ * one is killed, with the deterministic single-step method of t_unlock_race.c,
  * inside either window: the kernel's (unlocking a legacy-list lock
  * through the vDSO) or ours (a slot's lock through
  * robust_list2_try_unlock*()).  The released lock's memory, reused with
@@ -372,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_futex_robust_unlock_for_our_slot),
 	};
 
+	TH_MODULE_ONLY_SUITE("7.2's robust unlock beside the module's slots and "
+	                     "try-unlock windows");
 	if (!th_have_device())
 		return 77;
 	return cmocka_run_group_tests_name("kunlock", tests, NULL, NULL);

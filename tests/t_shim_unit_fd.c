@@ -280,6 +280,40 @@ static void test_window_failure_is_ignored(void **state)
 	assert_int_equal(1, fake.nr_window);
 }
 
+/*
+ * ETOOMANYREFS (the thread has eight other try-unlock windows): the set is
+ * sent again through a second descriptor, which gets no window.  Runs last:
+ * the library keeps that descriptor, which fake_reset() cannot reach.
+ */
+static void test_window_refusal_sets_through_a_plain_descriptor(void **state)
+{
+	int fd = robust_list2_fd();
+	unsigned int windows = fake.nr_window;
+
+	fake_ioctl_returns(-ETOOMANYREFS);
+	assert_int_equal(0, set64());
+	assert_int_equal(2, fake.nr_ioctl);
+	assert_int_equal(fd, fake.ioctl_fd[0]);
+	assert_true(fake.ioctl_fd[1] != fd);
+	assert_int_equal(FAKE_DEVICE, fake.file[fake.ioctl_fd[1]]);
+	assert_int_equal(windows, fake.nr_window);
+	assert_int_equal(ROBUST_LIST2_IOC_SET, fake.ioctl_req);
+
+	/* the retry's answer is the caller's; CREATE and SET_BASED retry too */
+	fake_ioctl_returns(-ETOOMANYREFS);
+	fake_ioctl_returns(-ENOSPC);
+	expect_errno(ENOSPC, robust_list2_create(NULL, FUTEX_ROBUST_LIST_CMD_SET_64));
+	assert_int_equal(4, fake.nr_ioctl);
+	fake_ioctl_returns(-ETOOMANYREFS);
+	assert_int_equal(0, robust_list2_set_based(0, 0, 0, FUTEX_ROBUST_LIST_CMD_SET_64));
+	assert_int_equal(6, fake.nr_ioctl);
+
+	/* no other error is retried */
+	fake_ioctl_returns(-EINVAL);
+	expect_errno(EINVAL, set64());
+	assert_int_equal(7, fake.nr_ioctl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +339,7 @@ int main(void)
 		TE(test_window_failure_is_ignored, EBUSY),
 		TE(test_window_failure_is_ignored, EINVAL),
 		TE(test_window_failure_is_ignored, ENOMEM),
+		T(test_window_refusal_sets_through_a_plain_descriptor),
 	};
 
 	return cmocka_run_group_tests_name("shim_unit_fd", tests, NULL, NULL);

@@ -135,15 +135,19 @@ static int churn_process(void *arg)
 /*
  * Run @fn in a child process, which must exit 0 within a minute, and
  * require the module's registry back where it was: no record outlived
- * its thread.
+ * its thread.  (The native kernel keeps no count: its slots are freed
+ * with the task, see t_set_get's per-thread cases.)
  */
 static void run_child_leaving_no_record(int (*fn)(void *))
 {
-	struct robust_list2_stats before, after;
+	struct robust_list2_stats before = { 0 }, after = { 0 };
+	bool native = th_native();
 
-	assert_int_equal(0, robust_list2_stats(&before));
+	if (!native)
+		assert_int_equal(0, robust_list2_stats(&before));
 	assert_int_equal(0, th_wait_child_ms(th_spawn_child(fn, NULL), 60000));
-	assert_int_equal(0, robust_list2_stats(&after));
+	if (!native)
+		assert_int_equal(0, robust_list2_stats(&after));
 	assert_int_equal(before.tasks, after.tasks);
 }
 

@@ -30,11 +30,12 @@
 	X(struct robust_list2_info, nr_slots,		4,  4, 0)	\
 	X(struct robust_list2_info, walk_limit,		8,  8, 0)	\
 	X(struct robust_list2_info, features,		16, 8, 0)	\
-	X(struct robust_list2_info, reserved[0],	24, 8, 0)	\
-	X(struct robust_list2_info, reserved[1],	32, 8, 0)	\
-	X(struct robust_list2_info, reserved[2],	40, 8, 0)	\
-	X(struct robust_list2_info, reserved[3],	48, 8, 0)	\
-	X(struct robust_list2_info, reserved[4],	56, 8, 0)
+	X(struct robust_list2_info, io_wait_ms,		24, 4, 0)	\
+	X(struct robust_list2_info, pad,		28, 4, 0)	\
+	X(struct robust_list2_info, reserved[0],	32, 8, 0)	\
+	X(struct robust_list2_info, reserved[1],	40, 8, 0)	\
+	X(struct robust_list2_info, reserved[2],	48, 8, 0)	\
+	X(struct robust_list2_info, reserved[3],	56, 8, 0)
 
 #define SET_FIELDS(X)							\
 	X(struct robust_list2_set, head,		0,  8, 0)	\
@@ -62,12 +63,23 @@
 	X(struct robust_list2_stats, faults,		56,  8, 0)	\
 	X(struct robust_list2_stats, fixups,		64,  8, 0)	\
 	X(struct robust_list2_stats, io_timeouts,	72,  8, 0)	\
-	X(struct robust_list2_stats, reserved[0],	80,  8, 0)	\
-	X(struct robust_list2_stats, reserved[1],	88,  8, 0)	\
-	X(struct robust_list2_stats, reserved[2],	96,  8, 0)	\
-	X(struct robust_list2_stats, reserved[3],	104,  8, 0)	\
-	X(struct robust_list2_stats, reserved[4],	112,  8, 0)	\
-	X(struct robust_list2_stats, reserved[5],	120,  8, 0)
+	X(struct robust_list2_stats, faults_in_flight,	80,  8, 0)	\
+	X(struct robust_list2_stats, faults_pinned,	88,  8, 0)	\
+	X(struct robust_list2_stats, reserved[0],	96,  8, 0)	\
+	X(struct robust_list2_stats, reserved[1],	104,  8, 0)	\
+	X(struct robust_list2_stats, reserved[2],	112,  8, 0)	\
+	X(struct robust_list2_stats, reserved[3],	120,  8, 0)
+
+#define FAULTS_FIELDS(X)						\
+	X(struct robust_list2_faults, in_flight,	0,  4, 0)	\
+	X(struct robust_list2_faults, pinned,		4,  4, 0)	\
+	X(struct robust_list2_faults, per_user,		8,  4, 0)	\
+	X(struct robust_list2_faults, per_mm,		12, 4, 0)	\
+	X(struct robust_list2_faults, shared,		16, 4, 0)	\
+	X(struct robust_list2_faults, pad,		20, 4, 0)	\
+	X(struct robust_list2_faults, reserved[0],	24, 8, 0)	\
+	X(struct robust_list2_faults, reserved[1],	32, 8, 0)	\
+	X(struct robust_list2_faults, reserved[2],	40, 8, 0)
 
 #define UNLOCK_FIELDS(X)						\
 	X(struct robust_list2_unlock, uaddr,		0,  8, 0)	\
@@ -119,7 +131,8 @@
 	X(struct robust_list2_unlock, 32)	\
 	X(struct robust_list2_window, 64)		\
 	X(struct robust_list2_set_based, 32)	\
-	X(struct robust_list2_get_based, 32)
+	X(struct robust_list2_get_based, 32)	\
+	X(struct robust_list2_faults, 48)
 
 /* X(ioctl, nr, size, dir) */
 #define IOCTLS(X)							\
@@ -131,7 +144,8 @@
 	X(ROBUST_LIST2_IOC_UNLOCK, 0x05, 32, _IOC_READ | _IOC_WRITE)	\
 	X(ROBUST_LIST2_IOC_SET_WINDOW, 0x06, 64, _IOC_WRITE)		\
 	X(ROBUST_LIST2_IOC_SET_BASED, 0x07, 32, _IOC_WRITE)		\
-	X(ROBUST_LIST2_IOC_GET_BASED, 0x08, 32, _IOC_READ | _IOC_WRITE)
+	X(ROBUST_LIST2_IOC_GET_BASED, 0x08, 32, _IOC_READ | _IOC_WRITE)	\
+	X(ROBUST_LIST2_IOC_FAULTS, 0x09, 48, _IOC_READ)
 
 /* X(name, value): every constant user space compiles in. */
 #define VALUES(X)							\
@@ -158,6 +172,7 @@
 	X(ROBUST_LIST2_F_UNLOCK_WINDOW,		1ULL << 7)		\
 	X(ROBUST_LIST2_F_BASED,			1ULL << 9)		\
 	X(ROBUST_LIST2_F_INLINE_WINDOW,		1ULL << 10)		\
+	X(ROBUST_LIST2_F_FAULTS,		1ULL << 11)		\
 	X(ROBUST_LIST2_UNLOCK_POP32,		1U << 0)		\
 	X(ROBUST_LIST2_UNLOCK_PRIVATE,		1U << 1)		\
 	X(ROBUST_LIST2_UNLOCK_PI,		1U << 2)
@@ -206,6 +221,7 @@ WINDOW_FIELDS(STATIC_FIELD)
 HEAD32_FIELDS(STATIC_FIELD)
 SET_BASED_FIELDS(STATIC_FIELD)
 GET_BASED_FIELDS(STATIC_FIELD)
+FAULTS_FIELDS(STATIC_FIELD)
 STRUCTS(STATIC_STRUCT)
 _Static_assert(sizeof(struct robust_list2_info) == 0 INFO_FIELDS(SUM_FIELD),
 	       "robust_list2_info has undeclared bytes");
@@ -223,6 +239,8 @@ _Static_assert(sizeof(struct robust_list2_set_based) == 0 SET_BASED_FIELDS(SUM_F
 	       "robust_list2_set_based has undeclared bytes");
 _Static_assert(sizeof(struct robust_list2_get_based) == 0 GET_BASED_FIELDS(SUM_FIELD),
 	       "robust_list2_get_based has undeclared bytes");
+_Static_assert(sizeof(struct robust_list2_faults) == 0 FAULTS_FIELDS(SUM_FIELD),
+	       "robust_list2_faults has undeclared bytes");
 _Static_assert(sizeof(struct robust_list_head32) == 12,
 	       "sizeof(struct robust_list_head32)");
 IOCTLS(STATIC_IOCTL)
@@ -321,6 +339,14 @@ static void test_get_based_layout(void **state)
 	assert_int_equal(sizeof(struct robust_list2_get_based), total);
 }
 
+static void test_faults_layout(void **state)
+{
+	size_t total = 0;
+
+	FAULTS_FIELDS(CHECK_FIELD)
+	assert_int_equal(sizeof(struct robust_list2_faults), total);
+}
+
 static void test_head32_layout(void **state)
 {
 	size_t total = 0;
@@ -352,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_window_layout),
 		cmocka_unit_test(test_set_based_layout),
 		cmocka_unit_test(test_get_based_layout),
+		cmocka_unit_test(test_faults_layout),
 		cmocka_unit_test(test_head32_layout),
 		cmocka_unit_test(test_ioctl_numbers),
 		cmocka_unit_test(test_abi_values),

@@ -21,32 +21,11 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <sys/syscall.h>
 #include <cmocka.h>
 
 #include "helpers.h"
 
 static const char *ko_path;
-
-static long delete_module(void)
-{
-	return syscall(SYS_delete_module, "robust_list2", O_NONBLOCK);
-}
-
-static int load_module(void)
-{
-	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
-	long ret;
-	int err;
-
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	err = errno;
-	close(fd);
-	errno = err;
-	return ret ? -1 : 0;
-}
 
 static bool module_loaded(void)
 {
@@ -67,7 +46,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	return module_loaded() || load_module() == 0 ? 0 : -1;
+	return module_loaded() || th_module_load(ko_path) == 0 ? 0 : -1;
 }
 
 struct holder {
@@ -110,7 +89,7 @@ static void test_unload_refused_while_a_slot_is_registered(void **state)
 	assert_int_equal(1, h->ready);
 
 	/* no descriptor is open any more: only the registration pins us */
-	assert_int_equal(-1, delete_module());
+	assert_int_equal(-1, th_module_unload());
 	assert_int_equal(EWOULDBLOCK, errno);
 	assert_true(module_loaded());
 
@@ -121,19 +100,10 @@ static void test_unload_refused_while_a_slot_is_registered(void **state)
 	assert_int_equal(FUTEX_OWNER_DIED, h->lock.futex);
 
 	/* and released the module */
-	assert_int_equal(0, delete_module());
+	assert_int_equal(0, th_module_unload());
 	assert_false(module_loaded());
-	assert_int_equal(0, load_module());
+	assert_int_equal(0, th_module_load(ko_path));
 	th_free(h, 4096);
-}
-
-static int module_refcnt(void)
-{
-	char buf[32];
-
-	if (th_read_file("/sys/module/robust_list2/refcnt", buf, sizeof(buf)) <= 0)
-		return -1;
-	return atoi(buf);
 }
 
 /*
@@ -149,28 +119,28 @@ static void test_refcount_counts_users_only(void **state)
 	pid_t pid;
 	int fd;
 
-	assert_int_equal(0, delete_module());
-	assert_int_equal(0, load_module());
-	assert_int_equal(0, module_refcnt());
+	assert_int_equal(0, th_module_unload());
+	assert_int_equal(0, th_module_load(ko_path));
+	assert_int_equal(0, th_module_refcnt());
 
 	pid = th_spawn_child(child_register_then_close, h);
 	for (int i = 0; i < 100 && !__atomic_load_n(&h->ready, __ATOMIC_ACQUIRE); i++)
 		th_futex_wait(&h->ready, 0, 100, false);
 	assert_int_equal(1, h->ready);
-	assert_int_equal(1, module_refcnt());	/* the child's record */
+	assert_int_equal(1, th_module_refcnt());	/* the child's record */
 	/* opened after the fork: the child does not share this file */
 	fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
 	assert_true(fd >= 0);
-	assert_int_equal(2, module_refcnt());	/* and the file */
+	assert_int_equal(2, th_module_refcnt());	/* and the file */
 	close(fd);
-	assert_int_equal(1, module_refcnt());
+	assert_int_equal(1, th_module_refcnt());
 	__atomic_store_n(&h->go, 1, __ATOMIC_RELEASE);
 	th_futex_wake(&h->go, 1, false);
 	assert_int_equal(0, th_wait_child(pid));
 	assert_int_equal(FUTEX_OWNER_DIED, h->lock.futex);
-	assert_int_equal(0, module_refcnt());
-	assert_int_equal(0, delete_module());	/* at once */
-	assert_int_equal(0, load_module());
+	assert_int_equal(0, th_module_refcnt());
+	assert_int_equal(0, th_module_unload());	/* at once */
+	assert_int_equal(0, th_module_load(ko_path));
 	th_free(h, 4096);
 }
 
@@ -179,7 +149,7 @@ static void test_unload_refused_while_device_open(void **state)
 	int fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
 
 	assert_true(fd >= 0);
-	assert_int_equal(-1, delete_module());
+	assert_int_equal(-1, th_module_unload());
 	assert_int_equal(EWOULDBLOCK, errno);
 	close(fd);
 }
@@ -202,10 +172,10 @@ static int child_expect_works(void *p)
 
 static void test_enosys_without_module_then_reload(void **state)
 {
-	assert_int_equal(0, delete_module());
+	assert_int_equal(0, th_module_unload());
 	assert_int_equal(-1, access(ROBUST_LIST2_DEVICE, F_OK));
 	assert_int_equal(0, th_wait_child(th_spawn_child(child_expect_enosys, NULL)));
-	assert_int_equal(0, load_module());
+	assert_int_equal(0, th_module_load(ko_path));
 	assert_int_equal(0, access(ROBUST_LIST2_DEVICE, R_OK | W_OK));
 	assert_int_equal(0, th_wait_child(th_spawn_child(child_expect_works, NULL)));
 }
@@ -234,11 +204,11 @@ static void test_refuses_to_load_with_one_clear_line(void **state)
 	int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 
 	assert_true(kmsg >= 0);
-	assert_int_equal(0, delete_module());
+	assert_int_equal(0, th_module_unload());
 	lseek(kmsg, 0, SEEK_END);
 	assert_int_equal(0, th_write_file(sysctl, "0"));
 
-	assert_int_equal(-1, load_module());
+	assert_int_equal(-1, th_module_load(ko_path));
 	assert_int_equal(EBUSY, errno);
 	assert_false(module_loaded());
 	/* exactly one line from us, and it names the cause */
@@ -246,7 +216,7 @@ static void test_refuses_to_load_with_one_clear_line(void **state)
 	assert_non_null(strstr(line, "ftrace_enabled=0"));
 
 	assert_int_equal(0, th_write_file(sysctl, "1"));
-	assert_int_equal(0, load_module());
+	assert_int_equal(0, th_module_load(ko_path));
 	close(kmsg);
 }
 
@@ -282,11 +252,10 @@ static void test_unload_reload_while_threads_exit(void **state)
 {
 	uint32_t *stop = th_shared_alloc(4096, false);
 	pid_t churner = th_spawn_child(churn, stop);
-	int cycles = getenv("RL2_UNLOAD_CYCLES") ? atoi(getenv("RL2_UNLOAD_CYCLES")) : 4;
 
-	for (int i = 0; i < cycles; i++) {
-		assert_int_equal(0, delete_module());
-		assert_int_equal(0, load_module());
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(0, th_module_unload());
+		assert_int_equal(0, th_module_load(ko_path));
 	}
 	__atomic_store_n(stop, 1, __ATOMIC_RELEASE);
 	assert_int_equal(0, th_wait_child(churner));
@@ -366,9 +335,9 @@ static void test_rmmod_loop_while_registered_threads_exit(void **state)
 	int unloaded = 0, refused = 0;
 
 	for (int i = 0; i < 40; i++) {
-		if (delete_module() == 0) {
+		if (th_module_unload() == 0) {
 			unloaded++;
-			assert_int_equal(0, load_module());
+			assert_int_equal(0, th_module_load(ko_path));
 		} else {
 			assert_true(errno == EWOULDBLOCK || errno == EBUSY);
 			refused++;
@@ -401,5 +370,6 @@ int main(void)
 		cmocka_unit_test(test_rmmod_loop_while_registered_threads_exit),
 	};
 
+	TH_MODULE_ONLY_SUITE("loading and unloading robust_list2.ko");
 	return cmocka_run_group_tests_name("unload", tests, setup, teardown);
 }

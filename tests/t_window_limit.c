@@ -109,5 +109,6 @@ int main(void)
 		cmocka_unit_test(test_ninth_window_refused_never_dropped),
 	};
 
+	TH_MODULE_ONLY_SUITE("try-unlock windows are registered with the module's device");
 	return cmocka_run_group_tests_name("window_limit", tests, NULL, NULL);
 }

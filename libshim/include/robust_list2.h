@@ -171,24 +171,6 @@ uint32_t robust_list2_try_unlock32(uint32_t *lock, uint32_t tid, uint32_t *pop);
 				    ROBUST_LIST2_TRY_UNLOCK_REGS(lock, pop)	\
 				  : "eax", "memory", "cc"			\
 				  : busy)
-
-static inline uint32_t robust_list2_try_unlock64_inline(uint32_t *lock, uint32_t tid,
-							 uint64_t *pop)
-{
-	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK64_STORE, tid, lock, pop, rl2_busy);
-	return tid;
-rl2_busy:
-	return ROBUST_LIST2_TRY_UNLOCK_BUSY(lock, tid);
-}
-
-static inline uint32_t robust_list2_try_unlock32_inline(uint32_t *lock, uint32_t tid,
-							 uint32_t *pop)
-{
-	ROBUST_LIST2_TRY_UNLOCK_ASM(ROBUST_LIST2_TRY_UNLOCK32_STORE, tid, lock, pop, rl2_busy);
-	return tid;
-rl2_busy:
-	return ROBUST_LIST2_TRY_UNLOCK_BUSY(lock, tid);
-}
 #endif
 
 #if defined(__aarch64__) && !defined(__ILP32__)
@@ -249,7 +231,13 @@ rl2_busy:
 #else
 #define ROBUST_LIST2_TRY_UNLOCK_ASM ROBUST_LIST2_TRY_UNLOCK_ASM_LLSC
 #endif
+#endif
 
+/*
+ * One definition for every architecture: each block above gives the
+ * window's instructions (ROBUST_LIST2_TRY_UNLOCK_ASM and the two stores).
+ */
+#ifdef ROBUST_LIST2_HAVE_TRY_UNLOCK_INLINE
 static inline uint32_t robust_list2_try_unlock64_inline(uint32_t *lock, uint32_t tid,
 							 uint64_t *pop)
 {
@@ -292,6 +280,19 @@ const char *robust_list2_version(void);
 
 /* The device descriptor (opened on demand), or -1 with errno set. */
 int robust_list2_fd(void);
+
+/* Values of robust_list2_backend(). */
+#define ROBUST_LIST2_BACKEND_DEVICE	1	/* /dev/robust_list2, the module */
+#define ROBUST_LIST2_BACKEND_SYSCALL	2	/* the kernel's own system calls */
+
+/*
+ * Which backend answers set_robust_list2(), get_robust_list2(),
+ * robust_list2_create() and robust_list2_info() in this process: the
+ * kernel's system calls (only in a library built with NATIVE=, on a kernel
+ * that has them), else the device; -1 with errno ENOSYS when neither is
+ * there.
+ */
+int robust_list2_backend(void);
 
 /* Fill @info from the module (ROBUST_LIST2_IOC_INFO). */
 int robust_list2_info(struct robust_list2_info *info);

@@ -27,7 +27,6 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -37,40 +36,14 @@
 
 static const char *ko_path;
 
-static long delete_module(void)
-{
-	return syscall(SYS_delete_module, "robust_list2", O_NONBLOCK);
-}
-
-static int load_module(void)
-{
-	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
-	long ret;
-
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	close(fd);
-	return ret ? -1 : 0;
-}
-
-static int module_refcnt(void)
-{
-	char buf[32];
-
-	if (th_read_file("/sys/module/robust_list2/refcnt", buf, sizeof(buf)) <= 0)
-		return -1;
-	return atoi(buf);
-}
-
 /* Wait until the refcount reads @want, at most @ms; returns the last read. */
 static int wait_refcnt(int want, int ms)
 {
-	int n = module_refcnt();
+	int n = th_module_refcnt();
 
 	for (int i = 0; i < ms / 50 && n != want; i++) {
 		usleep(50 * 1000);
-		n = module_refcnt();
+		n = th_module_refcnt();
 	}
 	return n;
 }
@@ -165,7 +138,7 @@ static int holder_child(void *p)
 
 static int rmmod_child(void *p)
 {
-	return delete_module() ? errno : 0;
+	return th_module_unload() ? errno : 0;
 }
 
 static int exit_child(void *p)
@@ -202,7 +175,7 @@ static void test_failed_unregister_makes_rmmod_wait(void **state)
 	assert_int_equal(0, th_write_file(PARAM("fi_unregister_errno"), "0"));
 	assert_int_equal(0, th_wait_child_ms(pid, 5000));
 	assert_int_equal(-1, access("/sys/module/robust_list2", F_OK));
-	assert_int_equal(0, load_module());
+	assert_int_equal(0, th_module_load(ko_path));
 	close(kmsg);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * make fuzz: a libFuzzer target (Debian's libfuzzer-14-dev) whose
+ * make fuzz: a libFuzzer target (Debian's libclang-rt-dev) whose
  * coverage is the kernel's KCOV coverage of robust_list2, gathered inside
  * the test VM.  This file is built without any instrumentation of its own:
  * libFuzzer's only feedback is the __libfuzzer_extra_counters section,

@@ -4,12 +4,14 @@
 # files git tracks or would track, none of this tree's build output) made a
 # git repository of its own, run what `make` and the host and VM checks
 # build (make, make -C tests host vm [fuzz], make -C tools, make -C bench,
-# make module for 6.12's headers) and fail naming every path `git status
+# make module for 6.12's headers, in its build chroot) and fail naming every path `git status
 # --ignored` then shows outside build/: an object next to its source, a
 # binary in tests/, a file the build deleted or changed.
 # Skipped (77) only where this is not a git work tree.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$top/scripts/lib.sh"
 git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
 	{ echo "t_build_tree: skipped: $top is not a git work tree"; exit 77; }
 tmp=$(mktemp -d)
@@ -30,12 +32,13 @@ unset MAKEFLAGS MFLAGS MAKELEVEL ARCH M32 O KERNELRELEASE KDIR
 kdir=$("$top/scripts/fetch-kernel" --print-kdir 6.12)
 mk() { local d=$1; shift; make -s -j"$(nproc)" -C "$src/$d" "$@" >/dev/null; }
 fuzz=()
-! command -v clang-14 >/dev/null || fuzz=(fuzz)	# make fuzz's (scripts/deps --debug)
+! command -v clang >/dev/null || fuzz=(fuzz)	# make fuzz's (scripts/deps --debug)
 mk .
 mk tests CFLAGS=-O0 host vm ${fuzz[@]+"${fuzz[@]}"}
 mk tools CFLAGS=-O0
 mk bench CFLAGS=-O0
-mk . module KDIR="$kdir"
+# the module with 6.12's compiler: in its build chroot (lib.sh kernel_run)
+kernel_run 6.12 "$src" -- make -s -j"$(nproc)" -C "$src" module KDIR="$kdir" >/dev/null
 
 n=$(find "$src/build" -type f | wc -l)
 ((n > 50)) || { echo "t_build_tree: the build made only $n files under build/" >&2; exit 1; }

@@ -21,8 +21,8 @@ s612  6.12.*+deb12-amd64   linux-image-6.12.*+deb12-amd64   linux-headers-6.12.*
 pin   6.1.0-9-amd64        linux-image-6.1.0-9-amd64        linux-headers-6.1.0-9-amd64        bookworm
 bad   6.1.0-*-amd64        linux-image-6.1.0-9-amd64        linux-headers-6.1.0-9-amd64        bookworm
 a64   6.12.*+deb12-arm64   linux-image-6.12.*+deb12-arm64   linux-headers-6.12.*+deb12-arm64   bookworm-backports  arch=arm64
-b510  5.10.0-*-amd64       linux-image-5.10.0-*-amd64       linux-headers-5.10.0-*-amd64       bullseye   cc=gcc
-s72   7.2.*+deb14-amd64    linux-binary-7.2.*+deb14-amd64   linux-headers-7.2.*+deb14-amd64    sid        chroot
+b510  5.10.0-*-amd64       linux-image-5.10.0-*-amd64       linux-headers-5.10.0-*-amd64       bullseye
+s72   7.2.*+deb14-amd64    linux-binary-7.2.*+deb14-amd64   linux-headers-7.2.*+deb14-amd64    sid        manual
 CONF
 # a fake `apt-cache pkgnames PREFIX`: the names that start with PREFIX in the
 # archive of the apt state APT_CONFIG names ($tmp/archive.<dir> for a
@@ -145,7 +145,7 @@ expect "bullseye: its private state's index, not the system's" 5.10.0-46-amd64 b
 expect "bullseye: the headers of that ABI" linux-headers-5.10.0-46-amd64 b510 headers
 expect "sid: its private state's index, not the system's" 7.2.13+deb14-amd64 s72 release
 expect "sid: the vmlinuz package, not -unsigned or -cloud" linux-binary-7.2.13+deb14-amd64 s72 image
-expect "the flags are not touched" chroot s72 flags
+expect "the flags are not touched" manual s72 flags
 
 : >"$tmp/archive.bookworm"	# no index (a fresh machine before apt-get update)
 mkdir -p "$RL2_CACHE/kernels/6.1.0-55-amd64" "$RL2_CACHE/kernels/6.1.0-7-amd64"

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The try-unlock races on an ARMv8.0 CPU without the LSE atomics (QEMU's
 # cortex-a72, as in a Raspberry Pi 4), one VM boot on an arm64 kernel, run
-# by scripts/check-vm for each arm64 kernel: t_unlock as an aarch64 and as
-# an armhf program (the A72 runs AArch32 at EL0).  The header's inline
-# try-unlock takes its exclusive form there, the module must recognise it,
-# and its LSE form's cases must skip because the CPU lacks LSE, which the
-# guest's /proc/cpuinfo must confirm.  Prints
+# by scripts/check-vm for each arm64 kernel: t_unlock and t_unlock_race as
+# aarch64 and as armhf programs (the A72 runs AArch32 at EL0).  The
+# header's inline try-unlock takes its exclusive form there, the module
+# must recognise it, and its LSE form's cases must skip because the CPU
+# lacks LSE, which the guest's /proc/cpuinfo must confirm.  Prints
 #   ALIAS cortex-a72: P passed, F failed, S skipped
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,9 +15,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 alias=${1:?usage: t_vm_cortex_a72.sh ALIAS}
 [[ $(kernel_arch "$alias") == arm64 ]] || die "$alias is not an arm64 kernel"
 tests=$RL2_ROOT/build/arm64/tests	# make -C tests arm64 armhf
-progs=("$tests/t_unlock")
-[[ ! -x $tests/t_unlock.armhf ]] || progs+=("$tests/t_unlock.armhf")
-[[ -x ${progs[0]} ]] || die "${progs[0]} is not built (make -C tests arm64)"
+progs=()
+for t in t_unlock t_unlock_race; do
+	[[ -x $tests/$t ]] || die "$tests/$t is not built (make -C tests arm64)"
+	progs+=("$tests/$t")
+	[[ ! -x $tests/$t.armhf ]] || progs+=("$tests/$t.armhf")
+done
 
 # QEMU's cortex-a72 has no 16K translation granule: a 16K kernel cannot boot there.
 if [[ $(kernel_field "$alias" release) == *-16k ]]; then

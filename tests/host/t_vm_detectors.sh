@@ -20,12 +20,14 @@ out=$RL2_BUILD/$alias/detect
 bad=$(sed -n "s/^BAD='\\(.*\\)'\$/\\1/p" "$RL2_ROOT/tests/qemu/init.sh")
 [[ -n $bad ]] || die "no BAD= line in tests/qemu/init.sh"
 
-# Build out of the source tree (kbuild writes next to the sources).
+# Build out of the source tree (kbuild writes next to the sources), in the
+# kernel's build chroot (lib.sh kernel_run: its suite's compiler).
 kdir=$("$RL2_ROOT/scripts/fetch-kernel" --print-kdir "$alias")
 mkdir -p "$out"
 cp "$src/Kbuild" "$src/rl2_detect.c" "$out/"
 (unset MAKEFLAGS MFLAGS MAKELEVEL KERNELRELEASE M O KBUILD_OUTPUT KBUILD_EXTMOD
- make -s -C "$kdir" M="$out" modules) || die "building rl2_detect.ko for $alias failed"
+ kernel_run "$alias" "$out" -- make -s -C "$kdir" M="$out" modules) ||
+	die "building rl2_detect.ko for $alias failed"
 
 passed=0 failed=0
 # boot BUG...: one VM that provokes each BUG in turn.

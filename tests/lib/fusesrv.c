@@ -20,6 +20,8 @@
 #include "helpers.h"
 
 #define FS_INO0		2	/* the first file's inode: 1 is the root */
+#define FS_RBUF		(FUSE_MIN_READ_BUFFER + FS_FILE_SIZE)
+#define FS_WBUF		(sizeof(struct fuse_out_header) + FS_FILE_SIZE)
 
 static int fs_nfiles(const struct fs_srv *s)
 {
@@ -44,7 +46,7 @@ static void fs_attr(struct fuse_attr *a, uint64_t ino)
 static void fs_reply(struct fs_srv *s, uint64_t unique, int error,
 		     const void *arg, size_t len)
 {
-	static __thread char buf[sizeof(struct fuse_out_header) + FS_FILE_SIZE];
+	char *buf = s->wbuf;
 	struct fuse_out_header *h = (void *)buf;
 
 	h->len = sizeof(*h) + (error ? 0 : len);
@@ -66,7 +68,7 @@ static enum fs_mode fs_mode_of(const struct fs_srv *s, uint64_t ino)
 static void fs_read(struct fs_srv *s, struct fuse_in_header *in,
 		    const struct fuse_read_in *r)
 {
-	static __thread char data[FS_FILE_SIZE];
+	char *data = s->data;
 	size_t len = r->offset < FS_FILE_SIZE ? FS_FILE_SIZE - r->offset : 0;
 
 	switch (fs_mode_of(s, in->nodeid)) {
@@ -74,14 +76,14 @@ static void fs_read(struct fs_srv *s, struct fuse_in_header *in,
 		s->reads++;		/* never answered */
 		return;
 	case FS_SLOW:
-		memset(data, 0, sizeof(data));
+		memset(data, 0, FS_FILE_SIZE);
 		if (r->offset == 0 && s->slow) {
 			s->slow_reads++;
-			s->slow(s, data, sizeof(data));
+			s->slow(s, data, FS_FILE_SIZE);
 		}
 		break;
 	default:
-		memset(data, 0, sizeof(data));
+		memset(data, 0, FS_FILE_SIZE);
 		break;
 	}
 	if (len > r->size)
@@ -91,13 +93,13 @@ static void fs_read(struct fs_srv *s, struct fuse_in_header *in,
 
 static void *fs_serve(void *arg)
 {
-	static __thread char buf[FUSE_MIN_READ_BUFFER + FS_FILE_SIZE];
 	struct fs_srv *s = arg;
+	char *buf = s->rbuf;
 
 	for (;;) {
 		struct fuse_in_header *in = (void *)buf;
 		void *body = buf + sizeof(*in);
-		ssize_t n = read(s->fd, buf, sizeof(buf));
+		ssize_t n = read(s->fd, buf, FS_RBUF);
 
 		if (n < 0 && (errno == EINTR || errno == ENOENT))
 			continue;
@@ -144,8 +146,13 @@ static void *fs_serve(void *arg)
 			break;
 		}
 		case FUSE_OPEN: {
-			/* a close must not wait for WRITEs (fuse_flush()) */
-			struct fuse_open_out o = { .fh = 1, .open_flags = FOPEN_NOFLUSH };
+			/*
+			 * A close must not wait for WRITEs (fuse_flush()), and an
+			 * open must not drop the file's cached pages, which other
+			 * processes map.
+			 */
+			struct fuse_open_out o = { .fh = 1,
+						   .open_flags = FOPEN_NOFLUSH | FOPEN_KEEP_CACHE };
 
 			fs_reply(s, in->unique, 0, &o, sizeof(o));
 			break;
@@ -185,9 +192,17 @@ int fs_start(struct fs_srv *s)
 
 	s->reads = s->writes = s->slow_reads = 0;
 	s->mounted = false;
+	s->rbuf = malloc(FS_RBUF);
+	s->wbuf = malloc(FS_WBUF);
+	s->data = malloc(FS_FILE_SIZE);
+	if (!s->rbuf || !s->wbuf || !s->data) {
+		fs_stop(s);
+		return -1;
+	}
 	s->fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (s->fd < 0) {
 		fprintf(stderr, "# /dev/fuse: %s\n", strerror(errno));
+		fs_stop(s);
 		return -1;
 	}
 	mkdir(s->mnt, 0755);
@@ -197,6 +212,7 @@ int fs_start(struct fs_srv *s)
 		fprintf(stderr, "# mount fuse on %s: %s\n", s->mnt, strerror(errno));
 		close(s->fd);
 		s->fd = -1;
+		fs_stop(s);
 		return -1;
 	}
 	s->mounted = true;
@@ -233,6 +249,10 @@ void fs_stop(struct fs_srv *s)
 	}
 	s->fd = -1;
 	rmdir(s->mnt);
+	free(s->rbuf);
+	free(s->wbuf);
+	free(s->data);
+	s->rbuf = s->wbuf = s->data = NULL;
 }
 
 const char *fs_path(const struct fs_srv *s, const char *name, char *buf, size_t len)

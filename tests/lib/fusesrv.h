@@ -45,6 +45,7 @@ struct fs_srv {
 	bool mounted;
 	volatile int reads, writes;	/* taken and never answered */
 	volatile int slow_reads;	/* READs of an FS_SLOW file */
+	char *rbuf, *wbuf, *data;	/* the server thread's, heap (not TLS: threads stay small) */
 };
 
 /*

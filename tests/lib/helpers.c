@@ -2,6 +2,7 @@
 /*
  * th_*: helpers shared by the robust_list2 test suites; see helpers.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -148,6 +149,22 @@ pid_t th_spawn_kid(int (*fn)(void *), void *arg)
 			break;
 		}
 	return pid;
+}
+
+int th_poll_kid(pid_t pid, int timeout_ms)
+{
+	long deadline = th_now_ms() + timeout_ms;
+	int st;
+
+	do {
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			th_reap_kid(pid, 0);	/* forget it */
+			return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+		}
+		if (timeout_ms)
+			th_sleep_ms(5);
+	} while (th_now_ms() < deadline);
+	return -1;
 }
 
 /* th_wait_child_ms(), and @pid is no longer ours to clean up. */
@@ -386,4 +403,92 @@ int th_become(uid_t uid)
 bool th_have_device(void)
 {
 	return access(ROBUST_LIST2_DEVICE, R_OK | W_OK) == 0;
+}
+
+int th_module_unload(void)
+{
+	return syscall(SYS_delete_module, "robust_list2", O_NONBLOCK) ? -1 : 0;
+}
+
+int th_module_load(const char *ko)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC);
+	long ret;
+	int err;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret ? -1 : 0;
+}
+
+static int count_in(const char *pid, const char *file, bool (*match)(const char *text))
+{
+	char path[600], buf[4096];
+	struct dirent *t;
+	DIR *td;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	td = opendir(path);
+	if (!td)
+		return 0;
+	while ((t = readdir(td))) {
+		if (t->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task/%s/%s", pid, t->d_name, file);
+		if (th_read_file(path, buf, sizeof(buf)) > 0 && match(buf))
+			n++;
+	}
+	closedir(td);
+	return n;
+}
+
+int th_count_tasks(pid_t pid, const char *file, bool (*match)(const char *text))
+{
+	char name[24];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	if (pid) {
+		snprintf(name, sizeof(name), "%d", (int)pid);
+		return count_in(name, file, match);
+	}
+	dir = opendir("/proc");
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			n += count_in(d->d_name, file, match);
+	closedir(dir);
+	return n;
+}
+
+int th_module_refcnt(void)
+{
+	char buf[32];
+
+	if (th_read_file("/sys/module/robust_list2/refcnt", buf, sizeof(buf)) <= 0)
+		return -1;
+	return atoi(buf);
+}
+
+/*
+ * Where the device is there, never ask the library: robust_list2_backend()
+ * would open the device and keep it open, which holds the module (t_unload
+ * must be able to unload it).  Without it, the library's probe is a system
+ * call and opens nothing.
+ */
+bool th_native(void)
+{
+	static int native = -1;
+
+	if (native < 0)
+		native = !th_have_device() &&
+			 robust_list2_backend() == ROBUST_LIST2_BACKEND_SYSCALL;
+	return native;
 }

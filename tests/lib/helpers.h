@@ -65,6 +65,11 @@ int th_write_file(const char *path, const char *s);
 ssize_t th_read_file(const char *path, char *buf, size_t len);
 /* The number at the start of @path, or @dflt if it cannot be read. */
 long th_read_long(const char *path, long dflt);
+/*
+ * How many tasks of process @pid (of every process if 0) have a file
+ * /proc/PID/task/TID/@file (stat, stack, ...) that @match accepts.
+ */
+int th_count_tasks(pid_t pid, const char *file, bool (*match)(const char *text));
 
 /*
  * Wait at most timeout_ms for @pid.  Returns its exit code, 128 + signal
@@ -85,6 +90,11 @@ static inline int th_wait_child(pid_t pid)
  */
 pid_t th_spawn_kid(int (*fn)(void *), void *arg);
 int th_reap_kid(pid_t pid, int timeout_ms);
+/*
+ * Like th_reap_kid(), but never kills: @pid's status if it ended within
+ * @timeout_ms (0: one look), else -1 and it stays ours.
+ */
+int th_poll_kid(pid_t pid, int timeout_ms);
 void th_kill_kids(void);
 int th_kids_teardown(void **state);
 
@@ -168,5 +178,52 @@ int th_waiter_join(struct th_waiter *w);
 
 /* Is the module's device there?  Used by fixtures to skip cleanly. */
 bool th_have_device(void);
+
+/*
+ * The module itself, for the suites that unload and load it (root): unload
+ * without waiting (delete_module(O_NONBLOCK): -1 with EWOULDBLOCK while in
+ * use); load the image at @ko (finit_module(), no parameters); the
+ * refcount of /sys/module/robust_list2/refcnt, or -1.  Both calls return
+ * 0, or -1 with errno set.
+ */
+int th_module_unload(void);
+int th_module_load(const char *ko);
+int th_module_refcnt(void);
+
+/*
+ * Does the library answer with the kernel's own system calls (a library
+ * built with NATIVE= on a kernel with kernel-series/: make check-native),
+ * where no module is loaded?  Asked once per process, without opening the
+ * device.
+ */
+bool th_native(void);
+
+/*
+ * On the native kernel: skip a case about the module itself (its device,
+ * ioctls, counters, unload), or one where the kernel series behaves
+ * otherwise on purpose, saying why (kernel-series/README.md has both
+ * tables).  TH_MODULE_ONLY_SUITE() ends a whole program with exit 77.
+ */
+#define TH_MODULE_ONLY(why)						\
+	do {								\
+		if (th_native()) {					\
+			print_message("# module only: %s\n", why);	\
+			skip();						\
+		}							\
+	} while (0)
+#define TH_NATIVE_DIFFERS(why)						\
+	do {								\
+		if (th_native()) {					\
+			print_message("# differs on the native kernel: %s\n", why); \
+			skip();						\
+		}							\
+	} while (0)
+#define TH_MODULE_ONLY_SUITE(why)					\
+	do {								\
+		if (th_native()) {					\
+			printf("# module only: %s\n", why);		\
+			return 77;					\
+		}							\
+	} while (0)
 
 #endif /* TH_HELPERS_H */

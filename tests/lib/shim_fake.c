@@ -37,6 +37,12 @@ void fake_ioctl_returns(long ret)
 	fake.ioctl_ret[fake.ioctl_queued++] = ret;
 }
 
+void fake_syscall_returns(long ret)
+{
+	assert_true(fake.syscall_queued < FAKE_QUEUE);
+	fake.syscall_ret[fake.syscall_queued++] = ret;
+}
+
 static int fake_fail(int err)
 {
 	errno = err;
@@ -153,6 +159,26 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	return (int)ret;
 }
 
+/* The native backend's system calls: recorded, answered from the script. */
+long __wrap_syscall(long nr, ...)
+{
+	va_list ap;
+	long ret;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 4; i++)
+		fake.syscall_arg[i] = va_arg(ap, long);
+	va_end(ap);
+	fake.nr_syscall++;
+	fake.syscall_nr = nr;
+	ret = fake.syscall_used < fake.syscall_queued ?
+	      fake.syscall_ret[fake.syscall_used++] : -ENOSYS;
+	return ret < 0 ? fake_fail((int)-ret) : ret;
+}
+
+/* The native backend's memory of its probe, where it is linked in. */
+void rl2__native_reset(void) __attribute__((weak));
+
 /*
  * Leave the library without a descriptor, whatever an earlier test left
  * cached: every fake descriptor is closed, so a cached one answers EBADF
@@ -163,6 +189,8 @@ int fake_reset(void **state)
 {
 	struct robust_list2_info info;
 
+	if (rl2__native_reset)
+		rl2__native_reset();	/* asks the (fake) kernel again */
 	memset(&fake, 0, sizeof(fake));
 	fake_open_fails(ENOENT);
 	if (robust_list2_info(&info) != -1 || errno != ENOSYS ||
@@ -172,6 +200,8 @@ int fake_reset(void **state)
 	}
 	memset(&fake, 0, sizeof(fake));
 	fake.next_fd = FAKE_FD;
+	if (rl2__native_reset)
+		rl2__native_reset();
 	return 0;
 }
 

@@ -70,6 +70,16 @@ struct shim_fake {
 	unsigned int window_on_fd[FAKE_NR_FDS];	/* ... per descriptor */
 	struct robust_list2_window window;	/* the last one's struct */
 	unsigned int before_window;	/* requests on a device fd without one */
+	/*
+	 * syscall(), which only the native backend calls (t_shim_unit_native,
+	 * linked with --wrap=syscall too): scripted results in order, then
+	 * ENOSYS, a kernel without the system calls.
+	 */
+	long syscall_ret[FAKE_QUEUE];	/* value, or -errno */
+	unsigned int syscall_queued, syscall_used;
+	unsigned int nr_syscall;
+	long syscall_nr;		/* the last one's number ... */
+	long syscall_arg[4];		/* ... and its four arguments */
 };
 
 extern struct shim_fake fake;
@@ -77,6 +87,8 @@ extern struct shim_fake fake;
 /* The next open() fails with @err; the next device ioctl() returns @ret. */
 void fake_open_fails(int err);
 void fake_ioctl_returns(long ret);
+/* The next syscall() returns @ret (a value, or -errno). */
+void fake_syscall_returns(long ret);
 /* Setup fixture: no descriptor cached, fake emptied. */
 int fake_reset(void **state);
 

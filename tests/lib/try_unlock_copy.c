@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Copies of the header's inline try-unlock in an object of their own, one
- * per function, for t_unlock's race: the module must recognise every copy
+ * per function, for t_unlock_race: the module must recognise every copy
  * in a process, not only the library's or the test's own.
  */
 #include "try_unlock_copy.h"

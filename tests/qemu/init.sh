@@ -8,6 +8,8 @@
 #   testdir       suite: directory of the t_* binaries (their host path)
 #   test_timeout  suite: seconds per binary
 #   cwd, argv     run: working directory, and `set -- 'arg0' 'arg1' ...` to source
+#   module        "none": no robust_list2.ko (a kernel with the system calls of
+#                 its own, make check-native); absent: load it
 # Verdicts go to /dev/ttyS1 (arm64: the console, see to_host), which the host
 # reads ("RESULT: ..." for suite; "EXIT: n" [, "DIRTY: line"], "DONE" for run);
 # diagnostics go to the console.
@@ -157,8 +159,17 @@ kcsan_outside() {
 	rm -f "$KCSAN_OUTSIDE"
 }
 
-# Returns 1 if insmod failed, 2 if the device node is wrong.
+# Returns 1 if insmod failed, 2 if the device node is wrong.  Without a
+# module (module "none"), one step: no device node may exist either.
 load_module() {
+	if [ "$(cfg module)" = none ]; then
+		if [ -e "$DEV" ]; then
+			hfail "booted without robust_list2.ko, yet $DEV exists"
+			return 2
+		fi
+		hpass "no robust_list2.ko: the kernel's own system calls, no $DEV"
+		return 0
+	fi
 	if ! out=$(timeout -s KILL 60 insmod "$RL2_KO" 2>&1); then
 		echo "$out"
 		hfail "insmod robust_list2.ko"
@@ -306,7 +317,7 @@ suite)
 		done
 		cd /
 	fi
-	if [ $loaded -ne 1 ]; then
+	if [ $loaded -ne 1 ] && [ "$(cfg module)" != none ]; then
 		if unload_module; then hpass "rmmod robust_list2"; else hfail "rmmod robust_list2"; fi
 	fi
 	check_dmesg

@@ -11,9 +11,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
 	cat <<-EOT
-	usage: $RL2_PROG --name NAME --image VMLINUZ --ko MODULE --out DIR [--timeout SEC]
+	usage: $RL2_PROG --name NAME --image VMLINUZ {--ko MODULE | --no-module} --out DIR [--timeout SEC]
 	  Boot VMLINUZ with MODULE loaded and run every executable build/tests/t_*
 	  (not t_shim_unit*: make -C tests vm) plus the files listed in its vm-files.
+	  --no-module: boot without one (a kernel with the system calls of its own,
+	  make check-native); the guest checks that no /dev/robust_list2 exists.
 	  Prints "NAME: P passed, F failed[, S skipped]"; exit 0 iff nothing failed.
 	  Output in DIR: console.log, result.txt, summary, initramfs.cpio.gz.
 	environment:
@@ -27,12 +29,13 @@ usage() {
 	EOT
 }
 
-alias='' vmlinuz='' ko='' out='' timeout=${TIMEOUT:-900}
+alias='' vmlinuz='' ko='' out='' timeout=${TIMEOUT:-900} nomodule=0
 while (($#)); do
 	case $1 in
 	--name) alias=${2:?--name needs a name}; shift ;;
 	--image) vmlinuz=${2:?--image needs a vmlinuz}; shift ;;
 	--ko) ko=${2:?--ko needs a module}; shift ;;
+	--no-module) nomodule=1 ;;
 	--out) out=${2:?--out needs a directory}; shift ;;
 	--timeout) timeout=${2:?--timeout needs seconds}; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -40,7 +43,12 @@ while (($#)); do
 	esac
 	shift
 done
-[[ -n $alias && -n $vmlinuz && -n $ko && -n $out ]] || { usage >&2; exit 2; }
+[[ -n $alias && -n $vmlinuz && -n $out ]] || { usage >&2; exit 2; }
+# exactly one of --ko and --no-module
+if { [[ -n $ko ]] && ((nomodule)); } || { [[ -z $ko ]] && ((nomodule == 0)); }; then
+	usage >&2
+	exit 2
+fi
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds, not '$timeout'"
 mkdir -p "$out"
 rm -f "$out/summary" "$out/result.txt"
@@ -55,7 +63,7 @@ report() {
 early_fail() { report 0 1 0 "$1"; exit 1; }
 
 [[ -f $vmlinuz ]] || early_fail "no kernel image $vmlinuz"
-[[ -f $ko ]] || early_fail "no module $ko"
+((nomodule)) || [[ -f $ko ]] || early_fail "no module $ko"
 
 testdir=$(realpath -- "${RL2_TESTDIR:-$here/../../build/tests}")
 files=()
@@ -84,6 +92,7 @@ rm -rf "$cfg" && mkdir -p "$cfg"
 echo suite >"$cfg/mode"
 echo "$testdir" >"$cfg/testdir"
 echo "${TEST_TIMEOUT:-120}" >"$cfg/test_timeout"
+((nomodule == 0)) || echo none >"$cfg/module"
 echo $((timeout > 60 ? timeout - 30 : 0)) >"$cfg/timeout"
 export RL2_EXPORT_FILE=
 if [[ -n ${RL2_EXPORT:-} ]]; then
@@ -95,7 +104,8 @@ fi
 # the kernel's own modules fetch-kernel put beside its image (fuse.ko)
 kmods=()
 for m in "${vmlinuz%/*}"/*.ko; do [[ ! -f $m ]] || kmods+=(--kmod "$m"); done
-"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz" --ko "$ko" ${kmods[@]+"${kmods[@]}"} \
+[[ -z $ko ]] || kmods+=(--ko "$ko")
+"$here/mkinitramfs.sh" "$out/initramfs.cpio.gz" ${kmods[@]+"${kmods[@]}"} \
 	--dir "$cfg:/etc/rl2" ${files[@]+"${files[@]}"} || early_fail "initramfs build failed"
 
 accel=$(qemu_accel "$vmlinuz")

@@ -64,30 +64,51 @@ int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int plain_opts(int argc, char **argv, const char *cmd)
+int cmd_opts(int argc, char **argv, const char *cmd, const struct option *extra,
+	     int (*opt)(int c, const char *arg, void *ctx), void *ctx)
 {
-	static const struct option opts[] = {
+	struct option opts[CMD_OPTS_MAX + 3] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
 	};
-	int c;
+	char letters[2 * CMD_OPTS_MAX + 3] = "jh";
+	size_t n = 2, k = 2;
+	int c, ret;
 
+	for (; extra && extra->name; extra++) {
+		if (n == CMD_OPTS_MAX + 2)
+			return fail(EXIT_ERR, 0, "%s: more than %d options", cmd, CMD_OPTS_MAX);
+		opts[n++] = *extra;
+		letters[k++] = (char)extra->val;
+		if (extra->has_arg == required_argument)
+			letters[k++] = ':';
+	}
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, letters, opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			opt_json = true;
 			break;
 		case 'h':
 			return RL2_HELP;
-		default:
+		case '?':
 			return usage_error("%s: bad option", cmd);
+		default:
+			ret = opt(c, optarg, ctx);
+			if (ret)
+				return ret;
 		}
 	}
-	if (optind != argc)
-		return usage_error("%s takes no arguments", cmd);
 	return -1;
+}
+
+int plain_opts(int argc, char **argv, const char *cmd)
+{
+	int ret = cmd_opts(argc, argv, cmd, NULL, NULL, NULL);
+
+	if (ret == -1 && optind != argc)
+		return usage_error("%s takes no arguments", cmd);
+	return ret;
 }
 
 int read_line(const char *path, char *buf, size_t len)

@@ -43,10 +43,21 @@ int fail(int code, int err, const char *fmt, ...)
 /* Report a usage error on stderr only; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+struct option;
+
 /*
- * Options of a command that takes only --json and --help: returns -1 to go
- * on, else what the command returns at once (EXIT_USAGE or RL2_HELP).
+ * A command's options: --json and --help, which every command takes, and
+ * @extra (getopt_long()'s table, ended by a zero entry, at most
+ * CMD_OPTS_MAX; NULL for none), each of which is handed to @opt with its
+ * argument.  Returns -1 to go on, the arguments left at argv[optind], else
+ * what the command returns at once: EXIT_USAGE, RL2_HELP or @opt's
+ * non-zero answer.
  */
+#define CMD_OPTS_MAX	4
+int cmd_opts(int argc, char **argv, const char *cmd, const struct option *extra,
+	     int (*opt)(int c, const char *arg, void *ctx), void *ctx);
+
+/* The options of a command that takes only --json and --help, no argument. */
 int plain_opts(int argc, char **argv, const char *cmd);
 
 /* First line of a small file, without the newline; -errno on failure. */

@@ -136,40 +136,36 @@ static void load_report(const struct mod_state *ms, bool already)
 	}
 }
 
+struct load_args {
+	const char *path;
+	char params[512];
+};
+
+static int load_opt(int c, const char *arg, void *ctx)
+{
+	struct load_args *a = ctx;
+
+	if (c == 'p') {
+		a->path = arg;
+		return EXIT_OK;
+	}
+	return add_param(a->params, sizeof(a->params), arg);
+}
+
 int cmd_load(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "path", required_argument, NULL, 'p' },
 		{ "param", required_argument, NULL, 'P' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	char params[512] = "";
-	const char *path = NULL;
+	struct load_args a = { 0 };
 	struct mod_state ms;
-	int c, ret;
+	int ret;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "p:P:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			path = optarg;
-			break;
-		case 'P':
-			ret = add_param(params, sizeof(params), optarg);
-			if (ret)
-				return ret;
-			break;
-		case 'j':
-			opt_json = true;
-			break;
-		case 'h':
-			return RL2_HELP;
-		default:
-			return usage_error("load: bad option");
-		}
-	}
+	ret = cmd_opts(argc, argv, "load", opts, load_opt, &a);
+	if (ret != -1)
+		return ret;
 	if (optind != argc)
 		return usage_error("load takes no arguments (use --path FILE.ko)");
 
@@ -177,13 +173,13 @@ int cmd_load(int argc, char **argv)
 	if (ret)
 		return fail(EXIT_ERR, -ret, "load: libkmod");
 	if (ms.loaded) {
-		if (params[0])
+		if (a.params[0])
 			return fail(EXIT_ERR, EEXIST, "load: %s is already loaded, '%s' not"
-				    " applied (unload it first)", MODNAME, params);
+				    " applied (unload it first)", MODNAME, a.params);
 		load_report(&ms, true);
 		return EXIT_OK;
 	}
-	ret = path ? insert_path(path, params) : insert_by_name(params);
+	ret = a.path ? insert_path(a.path, a.params) : insert_by_name(a.params);
 	if (ret)
 		return ret;
 	if (!wait_for(ROBUST_LIST2_DEVICE, true, 5000))

@@ -213,38 +213,33 @@ static void free_show(struct show *s)
 	free(s->threads);
 }
 
+/* --max-entries N */
+static int show_opt(int c, const char *arg, void *ctx)
+{
+	struct show *s = ctx;
+	unsigned long v;
+
+	if (parse_ulong(arg, SIZE_MAX / 2, &v) || !v)
+		return usage_error("--max-entries wants a positive number, not '%s'", arg);
+	s->max_entries = v;
+	return EXIT_OK;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
 		{ "max-entries", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct show s = { .max_entries = DEFAULT_MAX };
 	struct robust_list2_info info;
 	struct mod_state ms;
 	unsigned long v;
-	int c, ret;
+	int ret;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "jm:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			opt_json = true;
-			break;
-		case 'm':
-			if (parse_ulong(optarg, SIZE_MAX / 2, &v) || !v)
-				return usage_error("--max-entries wants a positive number, not '%s'",
-						   optarg);
-			s.max_entries = v;
-			break;
-		case 'h':
-			return RL2_HELP;
-		default:
-			return usage_error("show: bad option");
-		}
-	}
+	ret = cmd_opts(argc, argv, "show", opts, show_opt, &s);
+	if (ret != -1)
+		return ret;
 	if (optind + 1 != argc)
 		return usage_error("show wants one PID or TID");
 	if (parse_ulong(argv[optind], INT_MAX, &v) || !v)
