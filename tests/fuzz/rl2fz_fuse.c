@@ -15,8 +15,8 @@
  *                      the next program, and every page is fresh again
  *
  * The controller writes a program's page of "s" or "v" into the file,
- * and reads every page back through its own shared mapping after the
- * death.  The pages of "m" and "wN" it serves instead (served[]): their
+ * and reads every page back after the death: through its own shared
+ * mapping, those of "wN" with pread() (read_w() says why).  The pages of "m" and "wN" it serves instead (served[]): their
  * READ gets the program's page plus the owner's words (the fills, with
  * the TID the child stored first), so nobody stores into them before the
  * walk but the child, once: it touches its "wN" pages, and after it is
@@ -65,8 +65,8 @@ static struct fs_srv stall = {
 	.slow = w_read,
 };
 
-static uint8_t *map_s, *map_v, *map_m, *map_w[NPAGES];	/* our shared mappings */
-static int fd_w[NPAGES] = { -1, -1, -1, -1 };		/* for their writeback */
+static uint8_t *map_s, *map_v, *map_m;			/* our shared mappings */
+static int fd_w[NPAGES] = { -1, -1, -1, -1 };		/* "wN": never mapped (read_w()) */
 static bool up, stall_used;
 
 /* The pages we serve (RANDOM, NOWRITE), by list page - 6, and "m"'s. */
@@ -105,8 +105,8 @@ static void w_read(struct fs_srv *s, char *page, size_t len)
 		served_copy(s->slow_file - 1, (uint8_t *)page);
 }
 
-/* Map file @name of @s (shared); its descriptor into *@keep, or closed. */
-static uint8_t *map_file(struct fs_srv *s, const char *name, size_t len, int *keep)
+/* Map file @name of @s (shared). */
+static uint8_t *map_file(struct fs_srv *s, const char *name, size_t len)
 {
 	char path[128];
 	int fd = open(fs_path(s, name, path, sizeof(path)), O_RDWR | O_CLOEXEC);
@@ -115,20 +115,19 @@ static uint8_t *map_file(struct fs_srv *s, const char *name, size_t len, int *ke
 	if (fd < 0)
 		return NULL;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (keep && p != MAP_FAILED)
-		*keep = fd;
-	else
-		close(fd);
+	close(fd);
 	return p == MAP_FAILED ? NULL : p;
 }
 
 static bool map_stall(void)
 {
+	char path[128];
 	bool ok = true;
 
 	for (unsigned int k = 0; k < NPAGES; k++) {
-		map_w[k] = map_file(&stall, stall.file[1 + k].name, RL2FZ_PAGE, &fd_w[k]);
-		ok &= map_w[k] != NULL;
+		fd_w[k] = open(fs_path(&stall, stall.file[1 + k].name, path, sizeof(path)),
+			       O_RDWR | O_CLOEXEC);
+		ok &= fd_w[k] >= 0;
 	}
 	return ok;
 }
@@ -136,12 +135,27 @@ static bool map_stall(void)
 static void unmap_stall(void)
 {
 	for (unsigned int k = 0; k < NPAGES; k++) {
-		if (map_w[k])
-			munmap(map_w[k], RL2FZ_PAGE);
 		if (fd_w[k] >= 0)
 			close(fd_w[k]);
-		map_w[k] = NULL;
 		fd_w[k] = -1;
+	}
+}
+
+/*
+ * A "wN" page as it is now, read with pread(), never through a mapping of
+ * ours: a walk's fault-in that met the stuck WRITE waits in
+ * fuse_page_mkwrite() with the page locked until the connection aborts,
+ * and a fault on our own mapping would wait for that lock (the whole
+ * fuzzer, silently).  A read() of a cached, up-to-date page takes none.
+ */
+static void read_w(uint8_t *to, unsigned int pg)
+{
+	ssize_t n = pread(fd_w[pg - RL2FZ_PROT_FIRST], to, RL2FZ_PAGE, 0);
+
+	if (n != RL2FZ_PAGE) {
+		fprintf(stderr, "rl2fz: reading back page %u (\"w%u\") gave %zd\n", pg,
+			pg - RL2FZ_PROT_FIRST, n);
+		memset(to, 0xee, RL2FZ_PAGE);	/* the check reports it */
 	}
 }
 
@@ -156,9 +170,9 @@ bool fz_fuse_start(void)
 {
 	if (fs_start(&prompt) || fs_start(&stall))
 		goto fail;
-	map_s = map_file(&prompt, "s", FS_FILE_SIZE, NULL);
-	map_v = map_file(&prompt, "v", FS_FILE_SIZE, NULL);
-	map_m = map_file(&prompt, "m", RL2FZ_PAGE, NULL);
+	map_s = map_file(&prompt, "s", FS_FILE_SIZE);
+	map_v = map_file(&prompt, "v", FS_FILE_SIZE);
+	map_m = map_file(&prompt, "m", RL2FZ_PAGE);
 	if (!map_s || !map_v || !map_m || !map_stall())
 		goto fail;
 	up = true;
@@ -206,7 +220,6 @@ static uint8_t *backing(unsigned int pg)
 	case RL2FZ_K_SHARED: return map_s + k * RL2FZ_PAGE;
 	case RL2FZ_K_PRIVATE: return map_v + k * RL2FZ_PAGE;
 	case RL2FZ_K_RANDOM: case RL2FZ_K_RANDOM_PRIV: return map_m;
-	case RL2FZ_K_NOWRITE: return map_w[k];
 	}
 	return NULL;
 }
@@ -306,6 +319,8 @@ void fz_fuse_after(uint8_t *now, const uint8_t *ours)
 
 		if (ctl->kind[pg] == RL2FZ_K_NOREAD || ctl->kind[pg] == RL2FZ_K_NOREAD_PRIV)
 			memcpy(n, ours + pg * RL2FZ_PAGE, RL2FZ_PAGE);
+		else if (ctl->kind[pg] == RL2FZ_K_NOWRITE)
+			read_w(n, pg);
 		else	/* "m": read now if the walk did not */
 			memcpy(n, src ? src : arena + pg * RL2FZ_PAGE, RL2FZ_PAGE);
 	}
