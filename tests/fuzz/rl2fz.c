@@ -114,6 +114,10 @@ static double t_start;
 enum { PH_PARSE, PH_READY, PH_BEFORE, PH_DEATH, PH_CHECK, PH_RESET, PH_NR };
 static const char *const ph_name[PH_NR] = { "parse", "ready", "before", "death", "check", "reset" };
 static double t_ph[PH_NR], t_prog[PH_NR], t_mark;
+/* ... and inside "ready": the server's and the child's steps (ctl->t_ns) */
+enum { SP_NR = 7 };
+static const char *const sp_name[SP_NR] = { "settle", "map", "clone", "setup", "threads", "ops", "join" };
+static double t_sp[SP_NR];
 static bool verbose;
 
 static double now(void);
@@ -496,12 +500,15 @@ static int run(const uint8_t *data, size_t size, struct prog *pg)
 		stalls += ex.stalls;
 	for (int i = 0; i < PH_NR; i++)
 		t_ph[i] += t_prog[i];
-	if (verbose)
-		fprintf(stderr, "rl2fz: server/child ms: settle %.1f map %.1f clone %.1f setup %.1f threads %.1f ops %.1f join %.1f\n",
-			(ctl->t_ns[1] - ctl->t_ns[0]) / 1e6, (ctl->t_ns[2] - ctl->t_ns[1]) / 1e6,
-			(ctl->t_ns[3] - ctl->t_ns[2]) / 1e6, (ctl->t_ns[4] - ctl->t_ns[3]) / 1e6,
-			(ctl->t_ns[5] - ctl->t_ns[4]) / 1e6, (ctl->t_ns[6] - ctl->t_ns[5]) / 1e6,
-			(ctl->t_ns[7] - ctl->t_ns[6]) / 1e6);
+	for (int i = 0; i < SP_NR; i++) {
+		double ms = (ctl->t_ns[i + 1] - ctl->t_ns[i]) / 1e6;
+
+		if (ctl->t_ns[i + 1] >= ctl->t_ns[i])	/* a step it did not reach: 0 */
+			t_sp[i] += ms;
+		if (verbose)
+			fprintf(stderr, "%s %s %.1f%s", i ? "" : "rl2fz: server/child ms:",
+				sp_name[i], ms, i == SP_NR - 1 ? "\n" : "");
+	}
 	if (verbose)
 		fprintf(stderr, "rl2fz: ms: parse %.1f ready %.1f before %.1f death %.1f check %.1f reset %.1f; gave up %llu (%u..%u)\n",
 			1000 * t_prog[0], 1000 * t_prog[1], 1000 * t_prog[2], 1000 * t_prog[3],
@@ -674,6 +681,9 @@ __attribute__((destructor)) static void summary(void)
 	fprintf(stderr, "rl2fz: ms per program:");
 	for (int i = 0; i < PH_NR; i++)
 		fprintf(stderr, " %s %.1f", ph_name[i], 1000 * t_ph[i] / execs);
-	fputc('\n', stderr);
+	fprintf(stderr, " (ready:");
+	for (int i = 0; i < SP_NR; i++)
+		fprintf(stderr, " %s %.1f", sp_name[i], t_sp[i] / execs);
+	fprintf(stderr, ")\n");
 	fz_fuse_stop();
 }
