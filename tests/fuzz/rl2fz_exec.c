@@ -338,23 +338,33 @@ static int wait_change(uint32_t *p, uint32_t v)
 	return 1;
 }
 
-/*
- * Open the mounts' files from @first on: all at the start (an open drops
- * a FUSE file's cached pages, so never again for the ones the controller
- * writes a program into), the stalling mount's after each remount.
- */
-static void fuse_open(int first)
-{
-	static const char *const path[NFILES] = {
-		RL2FZ_FUSE_PROMPT "/s", RL2FZ_FUSE_PROMPT "/v", RL2FZ_FUSE_PROMPT "/m",
-		RL2FZ_FUSE_STALL "/r", RL2FZ_FUSE_STALL "/w0", RL2FZ_FUSE_STALL "/w1",
-		RL2FZ_FUSE_STALL "/w2", RL2FZ_FUSE_STALL "/w3",
-	};
+static const char *const fuse_path[NFILES] = {
+	RL2FZ_FUSE_PROMPT "/s", RL2FZ_FUSE_PROMPT "/v", RL2FZ_FUSE_PROMPT "/m",
+	RL2FZ_FUSE_STALL "/r", RL2FZ_FUSE_STALL "/w0", RL2FZ_FUSE_STALL "/w1",
+	RL2FZ_FUSE_STALL "/w2", RL2FZ_FUSE_STALL "/w3",
+};
 
+/* File @i of the mounts, opened on first use. */
+static int fuse_file(int i)
+{
+	if (fuse_fd[i] < 0 && ctl->fuse_ok)
+		fuse_fd[i] = open(fuse_path[i], O_RDWR | O_CLOEXEC);
+	return fuse_fd[i];
+}
+
+/*
+ * Forget the mounts' files from @first on.  An open drops a FUSE file's
+ * cached pages, so the prompt mount's, into which the controller writes
+ * each program, are opened once, at the start (fuse_file() for each);
+ * the stalling mount's, fresh after each remount, when a program first
+ * maps them: a remount costs one LOOKUP and OPEN per file used, not five.
+ */
+static void fuse_close(int first)
+{
 	for (int i = first; i < NFILES; i++) {
 		if (fuse_fd[i] >= 0)
 			close(fuse_fd[i]);
-		fuse_fd[i] = ctl->fuse_ok ? open(path[i], O_RDWR | O_CLOEXEC) : -1;
+		fuse_fd[i] = -1;
 	}
 }
 
@@ -381,7 +391,7 @@ static int map_hostile(void)
 		default: continue;
 		}
 		if (mmap(page_at(pg), RL2FZ_PAGE, PROT_READ | PROT_WRITE,
-			 (priv ? MAP_PRIVATE : MAP_SHARED) | MAP_FIXED, fuse_fd[file], off) != page_at(pg))
+			 (priv ? MAP_PRIVATE : MAP_SHARED) | MAP_FIXED, fuse_file(file), off) != page_at(pg))
 			return -1;
 		if (rnd && madvise(page_at(pg), RL2FZ_PAGE, MADV_RANDOM))
 			return -1;
@@ -446,7 +456,8 @@ static int serve(void)
 	fd = open(ROBUST_LIST2_DEVICE, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return 2;
-	fuse_open(FILE_S);
+	for (int i = FILE_S; i <= FILE_M; i++)
+		fuse_file(i);
 	set_wake(&s->up, 1);
 	while (wait_change(&s->seq, seen)) {
 		pid_t pid = -1;
@@ -458,7 +469,7 @@ static int serve(void)
 		stamp(1);
 		if (s->fuse_gen != gen) {
 			gen = s->fuse_gen;
-			fuse_open(FILE_R);
+			fuse_close(FILE_R);
 		}
 		if (restore(was))
 			return 4;

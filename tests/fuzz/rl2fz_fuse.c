@@ -29,8 +29,9 @@
  * Every open() of a file of ours drops the file's cached pages (drop_cache:
  * no FOPEN_KEEP_CACHE) and writes back the dirty ones first: so each file is
  * opened while it is clean (the servers open those of the prompt mount
- * once, at their start, the others after each remount), and "m" on
- * purpose, before each program that reads it.
+ * once, at their start, the others when a program first maps them after
+ * a remount; we open "wN" when we stage a program that uses it), and "m"
+ * on purpose, before each program that reads it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +68,7 @@ static struct fs_srv stall = {
 
 static uint8_t *map_s, *map_v, *map_m;			/* our shared mappings */
 static int fd_w[NPAGES] = { -1, -1, -1, -1 };		/* "wN": never mapped (read_w()) */
+static const char *const name_w[NPAGES] = { "w0", "w1", "w2", "w3" };
 static bool up, stall_used;
 
 /* The pages we serve (RANDOM, NOWRITE), by list page - 6, and "m"'s. */
@@ -119,20 +121,7 @@ static uint8_t *map_file(struct fs_srv *s, const char *name, size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static bool map_stall(void)
-{
-	char path[128];
-	bool ok = true;
-
-	for (unsigned int k = 0; k < NPAGES; k++) {
-		fd_w[k] = open(fs_path(&stall, stall.file[1 + k].name, path, sizeof(path)),
-			       O_RDWR | O_CLOEXEC);
-		ok &= fd_w[k] >= 0;
-	}
-	return ok;
-}
-
-static void unmap_stall(void)
+static void close_stall(void)
 {
 	for (unsigned int k = 0; k < NPAGES; k++) {
 		if (fd_w[k] >= 0)
@@ -173,7 +162,7 @@ bool fz_fuse_start(void)
 	map_s = map_file(&prompt, "s", FS_FILE_SIZE);
 	map_v = map_file(&prompt, "v", FS_FILE_SIZE);
 	map_m = map_file(&prompt, "m", RL2FZ_PAGE);
-	if (!map_s || !map_v || !map_m || !map_stall())
+	if (!map_s || !map_v || !map_m)
 		goto fail;
 	up = true;
 	servers_reopen();
@@ -257,8 +246,16 @@ void fz_fuse_stage(void)
 				served[k].fill[served[k].nfill++].self = ctl->fill[i].self;
 			}
 		pthread_mutex_unlock(&served_lock);
-		if (ctl->kind[pg] == RL2FZ_K_NOWRITE)
+		if (ctl->kind[pg] == RL2FZ_K_NOWRITE) {
+			/*
+			 * Ours for its writeback and read_w(), opened while
+			 * the file is clean (see above), once a remount.
+			 */
+			if (fd_w[k] < 0)
+				fd_w[k] = open(fs_path(&stall, name_w[k], path, sizeof(path)),
+					       O_RDWR | O_CLOEXEC);
 			continue;
+		}
 		m_page_of = (int)k;
 		/* an open drops the file's cached pages (no FOPEN_KEEP_CACHE) */
 		fd = open(fs_path(&prompt, "m", path, sizeof(path)), O_RDONLY | O_CLOEXEC);
@@ -331,12 +328,12 @@ void fz_fuse_reset(void)
 	if (!up || !stall_used)
 		return;
 	stall_used = false;
-	fs_abort(&stall);	/* first: an unmap writes the file's pages back */
-	unmap_stall();
+	fs_abort(&stall);	/* first: whatever waits on the connection ends */
+	close_stall();
 	fs_stop(&stall);
-	if (fs_start(&stall) || !map_stall()) {
+	if (fs_start(&stall)) {
 		fprintf(stderr, "rl2fz: remounting %s failed: no more hostile pages\n", stall.mnt);
-		unmap_stall();
+		close_stall();
 		up = false;
 	}
 	servers_reopen();
