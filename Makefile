@@ -170,8 +170,9 @@ coverage: lib ## line and branch coverage of module/ by the VM suite (debug kern
 	DEBUG_TIMEOUT=$(DEBUG_TIMEOUT) DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) scripts/coverage $(DEBUG_KERNEL)
 
 # The coverage-guided fuzzer (libFuzzer fed by KCOV, tests/fuzz/) for
-# FUZZ_S seconds on FUZZ_KERNEL: "fuzz: E execs, P features, module edges
-# N, crashes C" (scripts/fuzz).  FUZZ_PLANT=MASK plants a bug to find.
+# FUZZ_S seconds on FUZZ_KERNEL: "fuzz: E execs (R/s), P features, module
+# edges N, fuse stalls F, crashes C" (scripts/fuzz).  FUZZ_PLANT=MASK
+# plants a bug to find.
 FUZZ_KERNEL ?= $(DEBUG_KERNEL)
 fuzz: lib ## the coverage-guided fuzzer, FUZZ_S seconds (debug kernel)
 	scripts/deps --debug

@@ -79,9 +79,11 @@ static void fs_read(struct fs_srv *s, struct fuse_in_header *in,
 		s->reads++;		/* never answered */
 		return;
 	case FS_SLOW:
+	case FS_SLOW_NO_WRITE:
 		memset(data, 0, FS_FILE_SIZE);
 		if (r->offset == 0 && s->slow) {
 			s->slow_reads++;
+			s->slow_file = (int)in->nodeid - FS_INO0;
 			s->slow(s, data, FS_FILE_SIZE);
 		}
 		break;
@@ -152,10 +154,12 @@ static void *fs_serve(void *arg)
 			/*
 			 * A close must not wait for WRITEs (fuse_flush()), and an
 			 * open must not drop the file's cached pages, which other
-			 * processes map.
+			 * processes map (unless the caller wants just that).
 			 */
-			struct fuse_open_out o = { .fh = 1,
-						   .open_flags = FOPEN_NOFLUSH | FOPEN_KEEP_CACHE };
+			struct fuse_open_out o = { .fh = 1, .open_flags = FOPEN_NOFLUSH };
+
+			if (!s->drop_cache)
+				o.open_flags |= FOPEN_KEEP_CACHE;
 
 			fs_reply(s, in->unique, 0, &o, sizeof(o));
 			break;
@@ -167,7 +171,8 @@ static void *fs_serve(void *arg)
 			struct fuse_write_in *w = body;
 			struct fuse_write_out o = { .size = w->size };
 
-			if (fs_mode_of(s, in->nodeid) == FS_NO_WRITE && !s->answer_writes)
+			if ((fs_mode_of(s, in->nodeid) == FS_NO_WRITE ||
+			     fs_mode_of(s, in->nodeid) == FS_SLOW_NO_WRITE) && !s->answer_writes)
 				s->writes++;	/* never answered */
 			else
 				fs_reply(s, in->unique, 0, &o, sizeof(o));

@@ -25,6 +25,7 @@ enum fs_mode {
 	FS_NO_READ,		/* READ never answered */
 	FS_NO_WRITE,		/* READ answered, WRITE never */
 	FS_SLOW,		/* READ of offset 0 answered by fs_srv.slow() */
+	FS_SLOW_NO_WRITE,	/* the same, and WRITE never answered */
 };
 
 struct fs_srv {
@@ -32,13 +33,15 @@ struct fs_srv {
 	const char *mnt;		/* mount point, made and removed here */
 	bool sync_read;			/* no FUSE_ASYNC_READ in the INIT reply */
 	bool no_readahead;		/* max_readahead 0 in the INIT reply */
+	bool drop_cache;		/* no FOPEN_KEEP_CACHE: an open drops the file's pages */
 	struct {
 		const char *name;
 		enum fs_mode mode;
 	} file[FS_MAX_FILES];		/* up to the first name NULL */
-	/* FS_SLOW: fill @page (the file's first page) for a READ, may sleep */
+	/* FS_SLOW*: fill @page (the file's first page) for a READ, may sleep */
 	void (*slow)(struct fs_srv *s, char *page, size_t len);
 	void *slow_arg;
+	int slow_file;			/* during slow(): the file, index in @file */
 	/* state */
 	int fd;				/* /dev/fuse, -1 when not running: initialise it so */
 	pthread_t thread;
