@@ -269,13 +269,31 @@ retry:
 		 * FUTEX_WAKE (word 0), or it was a woken waiter that died
 		 * before taking the lock while a third thread took it without
 		 * FUTEX_WAITERS, or whose owner died (owner part 0).  The next
-		 * waiter would sleep forever; wake one, never write the word.
+		 * waiter would sleep forever; wake one, never change the word.
 		 * These are states A, B and D of handle_futex_death() in
 		 * current stable kernels (C, FUTEX_WAITERS set, is woken by
 		 * the owner's unlock).
 		 */
-		if (pending && !pi && (!owner || !(uval & FUTEX_WAITERS)))
-			rl2_wake(w, uaddr);
+		if (!pending || pi || (owner && (uval & FUTEX_WAITERS)))
+			return 0;
+		/*
+		 * The kernel's wake looks the page up writable first and
+		 * would fault it so itself, waiting for whatever the file
+		 * system makes a write fault wait for (a WRITE under
+		 * writeback that the server never answers).  Make it
+		 * writable here, within the deadline: exchange the word
+		 * with itself.  Given up: no wake.  Read-only (-EFAULT):
+		 * the wake's writable lookup fails at once, and its
+		 * read-only one finds the page we just read.
+		 */
+		ret = rl2_user_cmpxchg(u, uval, uval, &nval, &w->faults);
+		if (ret == -ETIMEDOUT || (ret && !w->faults.left))
+			return 0;	/* or no fault-in left to make it so */
+		if (!ret && nval != uval) {
+			cond_resched();
+			goto retry;	/* changed meanwhile: look again */
+		}
+		rl2_wake(w, uaddr);
 		return 0;
 	}
 
