@@ -87,6 +87,7 @@ struct acct_run {
 	bool userns;		/* C makes a user namespace and is NS_ID in it */
 	uint32_t unshared, mapped, ready, go, done;
 	int32_t err;		/* C's step that failed */
+	int32_t unshare_err;	/* errno of C's unshare(CLONE_NEWUSER) */
 	struct robust_list2_faults inside;
 };
 
@@ -113,8 +114,10 @@ static struct robust_list2_faults *faults_of(uid_t uid)
 static int enter_userns(struct acct_run *r)
 {
 	if (unshare(CLONE_NEWUSER))
-		return -1;
+		r->unshare_err = errno;
 	th_set_flag(&r->unshared, 1);
+	if (r->unshare_err)
+		return -1;
 	if (!th_wait_flag(&r->mapped, 1, TH_TIMEOUT_MS))
 		return -1;
 	return setresgid(NS_ID, NS_ID, NS_ID) || setresuid(NS_ID, NS_ID, NS_ID) ? -1 : 0;
@@ -184,12 +187,18 @@ static struct acct_run *run_c(uid_t uid, bool userns, pid_t *pid)
 	assert_non_null(r);
 	r->uid = uid;
 	r->userns = userns;
+	if (userns && access("/proc/self/ns/user", F_OK)) {
+		print_message("# no user namespaces in this kernel (CONFIG_USER_NS: "
+			      "the debug kernels have none)\n");
+		skip();
+	}
 	*pid = th_spawn_kid(c_main, r);
 	if (userns) {
 		char path[64];
 
 		/* as newuidmap(1) would, from outside: a login's range of sub-ids */
 		assert_true(th_wait_flag(&r->unshared, 1, TH_TIMEOUT_MS));
+		assert_int_equal(0, r->unshare_err);
 		snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)*pid);
 		assert_int_equal(0, th_write_file(path, "0 " XSTR(NS_BASE) " 65536"));
 		snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)*pid);
