@@ -52,12 +52,10 @@ static struct fs_srv srv = {
 };
 
 static char saved_io_wait[32];
-static pid_t armer;
 
 static int setup(void **state)
 {
 	saved_io_wait[0] = 0;
-	armer = 0;
 	if (geteuid() || !th_have_device())
 		return 0;
 	if (th_read_file(PARAM "io_wait_ms", saved_io_wait, sizeof(saved_io_wait)) <= 0)
@@ -71,11 +69,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	fs_stop(&srv);
-	if (armer > 0) {
-		kill(armer, SIGKILL);
-		waitpid(armer, NULL, 0);
-	}
-	armer = 0;
 	th_kill_kids();
 	if (saved_io_wait[0])
 		th_write_file(PARAM "io_wait_ms", saved_io_wait);
@@ -207,8 +200,7 @@ static struct acct_run *run_c(uid_t uid, bool userns, pid_t *pid)
 	}
 	assert_true(th_wait_flag(&r->ready, 1, TH_TIMEOUT_MS));
 	assert_int_equal(0, r->err);
-	armer = fs_hold_write(&srv, "w", 1, robust_list2_fd());
-	assert_true(armer > 0);
+	assert_int_equal(0, fs_hold_write(&srv, "w", 1, robust_list2_fd()));
 	th_set_flag(&r->go, 1);
 	assert_true(th_wait_flag(&r->done, 1, TH_TIMEOUT_MS));
 	assert_int_equal(0, r->err);

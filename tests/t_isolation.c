@@ -75,7 +75,6 @@ static struct fs_srv prompt = {
 };
 
 static char saved_io_wait[32];
-static pid_t armer;		/* keeps "w" open: its close may wait for the WRITE */
 #define MAX_APROC	64
 static pid_t apids[MAX_APROC];	/* the attackers, killed by the teardown too */
 static int napids;
@@ -83,7 +82,6 @@ static int napids;
 static int setup(void **state)
 {
 	saved_io_wait[0] = 0;
-	armer = 0;
 	if (geteuid() || !th_have_device())
 		return 0;
 	if (th_read_file(PARAM "io_wait_ms", saved_io_wait, sizeof(saved_io_wait)) <= 0)
@@ -100,11 +98,6 @@ static int teardown(void **state)
 {
 	fs_stop(&hostile);
 	fs_stop(&prompt);
-	if (armer > 0) {
-		kill(armer, SIGKILL);
-		waitpid(armer, NULL, 0);
-	}
-	armer = 0;
 	for (int i = 0; i < napids; i++) {
 		kill(apids[i], SIGKILL);
 		waitpid(apids[i], NULL, 0);
@@ -375,8 +368,7 @@ static int aproc_main(void *p)
  */
 static void arm_page(uint32_t page)
 {
-	armer = fs_hold_write(&hostile, "w", page, robust_list2_fd());
-	assert_true(armer > 0);
+	assert_int_equal(0, fs_hold_write(&hostile, "w", page, robust_list2_fd()));
 }
 
 /*
@@ -455,11 +447,7 @@ static void settle(long r0)
 	int d = -1;
 
 	fs_abort(&hostile);
-	if (armer > 0) {
-		kill(armer, SIGKILL);
-		th_reap_kid(armer, 10000);
-		armer = 0;
-	}
+	fs_end_hold(&hostile);	/* its close may have waited for the WRITE */
 	for (int i = 0; i < napids; i++)	/* those that waited in exit_mmap() */
 		assert_int_equal(128 + SIGKILL, th_poll_kid(apids[i], 10000));
 	napids = 0;

@@ -199,6 +199,7 @@ int fs_start(struct fs_srv *s)
 	char opts[160];
 
 	s->reads = s->writes = s->slow_reads = 0;
+	s->holder = 0;
 	s->mounted = false;
 	s->rbuf = malloc(FS_RBUF);
 	s->wbuf = malloc(FS_WBUF);
@@ -245,7 +246,7 @@ void fs_abort(struct fs_srv *s)
 		fprintf(stderr, "# %s: %s\n", path, strerror(errno));
 }
 
-pid_t fs_hold_write(struct fs_srv *s, const char *name, unsigned int page, int close_fd)
+int fs_hold_write(struct fs_srv *s, const char *name, unsigned int page, int close_fd)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	off_t at = (off_t)page * (off_t)pg;
@@ -272,20 +273,30 @@ pid_t fs_hold_write(struct fs_srv *s, const char *name, unsigned int page, int c
 		sleep(60);
 		_exit(1);
 	}
+	s->holder = pid;
 	for (int i = 0; i < 500 && !s->writes; i++) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			s->holder = 0;
 			return -1;
+		}
 		usleep(10000);
 	}
-	if (s->writes)
-		return pid;
-	kill(pid, SIGKILL);
-	return -1;
+	return s->writes ? 0 : -1;
+}
+
+void fs_end_hold(struct fs_srv *s)
+{
+	if (s->holder > 0) {
+		kill(s->holder, SIGKILL);
+		waitpid(s->holder, NULL, 0);
+	}
+	s->holder = 0;
 }
 
 void fs_stop(struct fs_srv *s)
 {
 	fs_abort(s);
+	fs_end_hold(s);
 	if (s->mounted)
 		umount2(s->mnt, MNT_DETACH);
 	s->mounted = false;

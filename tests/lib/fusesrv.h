@@ -48,6 +48,7 @@ struct fs_srv {
 	bool mounted;
 	volatile int reads, writes;	/* taken and never answered */
 	volatile bool answer_writes;	/* FS_NO_WRITE answers WRITEs while set */
+	pid_t holder;			/* fs_hold_write()'s child, 0 if none */
 	volatile int slow_reads;	/* READs of an FS_SLOW file */
 	char *rbuf, *wbuf, *data;	/* the server thread's, heap (not TLS: threads stay small) */
 };
@@ -66,13 +67,14 @@ void fs_abort(struct fs_srv *s);
 void fs_stop(struct fs_srv *s);
 /*
  * Make the server hold a WRITE of page @page of file @name (FS_NO_WRITE):
- * answer_writes is cleared, then a child closes @close_fd (if >= 0),
- * dirties the page's last word through a shared mapping and starts its
- * writeback.  Returns the child once the server holds a WRITE (it sleeps a
- * minute; it may wait behind that WRITE: kill it after fs_abort()), or
- * -1 if no WRITE came within 5 s.
+ * answer_writes is cleared, then a child (s->holder) closes @close_fd (if
+ * >= 0), dirties the page's last word through a shared mapping and starts
+ * its writeback.  0 once the server holds a WRITE, -1 if none came within
+ * 5 s.  The child may wait behind that WRITE: fs_end_hold() (fs_stop()
+ * calls it) kills and reaps it, after an fs_abort().
  */
-pid_t fs_hold_write(struct fs_srv *s, const char *name, unsigned int page, int close_fd);
+int fs_hold_write(struct fs_srv *s, const char *name, unsigned int page, int close_fd);
+void fs_end_hold(struct fs_srv *s);
 /* "<mnt>/<name>", written into @buf. */
 const char *fs_path(const struct fs_srv *s, const char *name, char *buf, size_t len);
 
